@@ -1,0 +1,387 @@
+//! The arbiter: fuses the verdicts of every source about one pane.
+//!
+//! Pure and deterministic: observations carry their time, nothing here reads
+//! a clock. The rules (DESIGN.md §1):
+//!
+//! - transcript and hook verdicts are authoritative; the one that changed
+//!   last speaks for both;
+//! - a screen `done` is dropped while an authoritative source says working;
+//! - evidence that a new turn started (screen activity, session busy) after
+//!   an authoritative turn end shows working at once;
+//! - a transcript *candidate* done (old releases) becomes done when a quiet
+//!   screen or an idle session is observed after it;
+//! - a turn end seen only by the screen or the session (Escape during an API
+//!   retry writes nothing) replaces an authoritative working once it has held
+//!   for [`SETTLE_MS`];
+//! - every change of the fused state is reported as an [`Edge`] carrying its
+//!   source, so routing can require a confirmed done.
+
+use crate::verdict::{Millis, Source, State, Verdict};
+use serde::Serialize;
+
+/// How long a non-authoritative turn end must hold before it overrides an
+/// authoritative working.
+pub const SETTLE_MS: Millis = 1_500;
+
+/// The fused view of one pane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fused {
+    /// The state shown to people.
+    pub state: State,
+    /// The source that decided (`None` before any observation).
+    pub source: Option<Source>,
+    /// True when an authoritative source backs a turn end (routing may act).
+    pub confirmed: bool,
+    /// Why, for people.
+    pub reason: String,
+    /// When the fused state last changed.
+    pub since: Millis,
+    /// Evidence key of the deciding verdict.
+    pub key: Option<String>,
+}
+
+impl Default for Fused {
+    fn default() -> Self {
+        Fused {
+            state: State::Unknown,
+            source: None,
+            confirmed: false,
+            reason: "no observation yet".into(),
+            since: 0,
+            key: None,
+        }
+    }
+}
+
+/// A change of the fused state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Edge {
+    /// The state before.
+    pub from: State,
+    /// The state after.
+    pub to: State,
+    /// The fused view after the change.
+    pub now: Fused,
+}
+
+impl Edge {
+    /// A done that routing may act on.
+    pub fn is_confirmed_done(&self) -> bool {
+        self.to == State::Done && self.now.confirmed
+    }
+}
+
+/// One source's latest verdict and when its state last changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Observation {
+    verdict: Verdict,
+    since: Millis,
+}
+
+/// Fuses the sources of one pane.
+#[derive(Debug, Clone, Default)]
+pub struct PaneArbiter {
+    transcript: Option<Observation>,
+    hook: Option<Observation>,
+    session: Option<Observation>,
+    screen: Option<Observation>,
+    fused: Fused,
+}
+
+impl PaneArbiter {
+    /// An arbiter with no observation.
+    pub fn new() -> Self {
+        PaneArbiter::default()
+    }
+
+    /// The current fused view.
+    pub fn fused(&self) -> &Fused {
+        &self.fused
+    }
+
+    /// Records a verdict and re-fuses at the verdict's time.
+    pub fn observe(&mut self, verdict: Verdict) -> Option<Edge> {
+        let at = verdict.at;
+        let slot = match verdict.source {
+            Source::Transcript => &mut self.transcript,
+            Source::Hook => &mut self.hook,
+            Source::Session => &mut self.session,
+            Source::Screen => &mut self.screen,
+        };
+        let since = match slot {
+            Some(old) if same_evidence(&old.verdict, &verdict) => old.since,
+            _ => at,
+        };
+        *slot = Some(Observation { verdict, since });
+        self.refuse(at)
+    }
+
+    /// Forgets one source (e.g. the screen of a pane scrolled into history).
+    pub fn forget(&mut self, source: Source, now: Millis) -> Option<Edge> {
+        match source {
+            Source::Transcript => self.transcript = None,
+            Source::Hook => self.hook = None,
+            Source::Session => self.session = None,
+            Source::Screen => self.screen = None,
+        }
+        self.refuse(now)
+    }
+
+    /// Re-fuses at `now` (time alone can settle a pending turn end).
+    pub fn refuse(&mut self, now: Millis) -> Option<Edge> {
+        let decision = self.decide(now);
+        let state_changed = decision.state != self.fused.state;
+        let new_turn_end = decision.state.is_turn_end() && decision.key != self.fused.key;
+        let newly_confirmed = decision.confirmed && !self.fused.confirmed;
+        let from = self.fused.state;
+        let since = if state_changed { now } else { self.fused.since };
+        self.fused = Fused { since, ..decision };
+        (state_changed || new_turn_end || newly_confirmed).then(|| Edge {
+            from,
+            to: self.fused.state,
+            now: self.fused.clone(),
+        })
+    }
+
+    fn authoritative(&self) -> Option<&Observation> {
+        match (&self.transcript, &self.hook) {
+            (Some(t), Some(h)) => Some(if h.since > t.since { h } else { t }),
+            (t, h) => t.as_ref().or(h.as_ref()),
+        }
+    }
+
+    fn decide(&self, now: Millis) -> Fused {
+        let auth = self.authoritative();
+        let after_auth = |o: &Observation| auth.is_none_or(|a| o.since >= a.since);
+        if let Some(w) = [&self.session, &self.screen, &self.hook]
+            .into_iter()
+            .flatten()
+            .find(|o| o.verdict.state == State::Waiting && after_auth(o))
+        {
+            return from_obs(w, false, "the agent waits for the user");
+        }
+        match auth {
+            Some(a) if a.verdict.state.is_turn_end() => self.after_turn_end(a),
+            Some(a) => self.while_working(a, now),
+            None => self.without_authority(now),
+        }
+    }
+
+    /// An authoritative turn end, unless a newer turn visibly started.
+    fn after_turn_end(&self, a: &Observation) -> Fused {
+        let newer_start = [&self.screen, &self.session]
+            .into_iter()
+            .flatten()
+            .find(|o| o.verdict.state == State::Working && o.since > a.since);
+        match newer_start {
+            Some(o) => from_obs(o, false, "a new turn started after the confirmed end"),
+            None => from_obs(a, true, ""),
+        }
+    }
+
+    /// An authoritative working (or unknown/idle), maybe with a done candidate.
+    fn while_working(&self, a: &Observation, now: Millis) -> Fused {
+        if a.verdict.candidate == Some(State::Done) {
+            if let Some(confirmation) = self.candidate_confirmation(a) {
+                let mut fused = from_obs(a, true, "");
+                fused.state = State::Done;
+                fused.confirmed = true;
+                fused.reason = format!("{} — confirmed: {confirmation}", a.verdict.reason);
+                return fused;
+            }
+        }
+        let settled_end = [&self.screen, &self.session].into_iter().flatten().find(|o| {
+            matches!(o.verdict.state, State::Failed | State::Interrupted | State::Idle)
+                && o.since > a.since
+                && now.saturating_sub(o.since) >= SETTLE_MS
+        });
+        if let Some(o) = settled_end {
+            return from_obs(o, false, "the turn ended where the transcript cannot see it");
+        }
+        if a.verdict.state == State::Unknown {
+            return self.without_authority(now);
+        }
+        let dropped = self.screen.as_ref().is_some_and(|s| s.verdict.state == State::Done);
+        let note = if dropped { "screen done dropped: the authoritative source says working" } else { "" };
+        from_obs(a, false, note)
+    }
+
+    /// Quiet screen or idle session observed after the candidate appeared.
+    fn candidate_confirmation(&self, a: &Observation) -> Option<&'static str> {
+        let quiet_screen = self.screen.as_ref().is_some_and(|s| {
+            s.verdict.at >= a.since && matches!(s.verdict.state, State::Done | State::Unknown | State::Idle)
+        });
+        let idle_session = self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.verdict.at >= a.since && s.verdict.state == State::Idle);
+        if idle_session {
+            Some("the session status is idle")
+        } else if quiet_screen {
+            Some("the screen shows no activity")
+        } else {
+            None
+        }
+    }
+
+    /// No authoritative source: session status and screen guesses.
+    fn without_authority(&self, _now: Millis) -> Fused {
+        let session_busy = self.session.as_ref().filter(|s| s.verdict.state == State::Working);
+        match (&self.screen, session_busy) {
+            (Some(s), Some(busy)) if s.verdict.state.is_turn_end() && s.since <= busy.since => {
+                from_obs(busy, false, "screen end dropped: the session is busy")
+            }
+            (Some(s), _) if s.verdict.state != State::Unknown => from_obs(s, false, ""),
+            _ => match self.session.as_ref().or(self.transcript.as_ref()).or(self.hook.as_ref()) {
+                Some(o) => from_obs(o, false, ""),
+                None => Fused::default(),
+            },
+        }
+    }
+}
+
+/// Same state, candidate and key: not a new observation.
+fn same_evidence(old: &Verdict, new: &Verdict) -> bool {
+    old.state == new.state && old.candidate == new.candidate && old.key == new.key
+}
+
+fn from_obs(o: &Observation, authoritative_end: bool, note: &str) -> Fused {
+    let v = &o.verdict;
+    let reason = if note.is_empty() { v.reason.clone() } else { format!("{note}: {}", v.reason) };
+    Fused {
+        state: v.state,
+        source: Some(v.source),
+        confirmed: authoritative_end && v.source.is_authoritative() && v.state.is_turn_end(),
+        reason,
+        since: o.since,
+        key: v.key.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(state: State, source: Source, at: Millis) -> Verdict {
+        Verdict::new(state, source, format!("{source} says {state}"), at)
+    }
+
+    fn keyed(state: State, key: &str, at: Millis) -> Verdict {
+        Verdict {
+            key: Some(key.into()),
+            ..v(state, Source::Transcript, at)
+        }
+    }
+
+    #[test]
+    fn screen_done_alone_is_an_unconfirmed_guess() {
+        let mut a = PaneArbiter::new();
+        let edge = a.observe(v(State::Done, Source::Screen, 10)).unwrap();
+        assert_eq!(edge.to, State::Done);
+        assert!(!edge.is_confirmed_done());
+    }
+
+    #[test]
+    fn screen_done_is_dropped_while_transcript_says_working() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Working, "1", 10));
+        assert!(a.observe(v(State::Done, Source::Screen, 20)).is_none());
+        assert_eq!(a.fused().state, State::Working);
+        assert!(a.fused().reason.contains("dropped"));
+    }
+
+    #[test]
+    fn transcript_confirms_and_edge_carries_source() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Working, "1", 10));
+        a.observe(v(State::Done, Source::Screen, 20));
+        let edge = a.observe(keyed(State::Done, "2", 30)).unwrap();
+        assert!(edge.is_confirmed_done());
+        assert_eq!(edge.now.source, Some(Source::Transcript));
+    }
+
+    #[test]
+    fn authoritative_source_corrects_a_screen_guess() {
+        let mut a = PaneArbiter::new();
+        a.observe(v(State::Done, Source::Screen, 10));
+        let edge = a.observe(keyed(State::Working, "1", 11)).unwrap();
+        assert_eq!((edge.from, edge.to), (State::Done, State::Working));
+    }
+
+    #[test]
+    fn new_turn_on_screen_after_confirmed_done_shows_working_at_once() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Done, "1", 10));
+        a.observe(v(State::Done, Source::Screen, 10));
+        let edge = a.observe(v(State::Working, Source::Screen, 50)).unwrap();
+        assert_eq!(edge.to, State::Working);
+        // The transcript re-read of the old turn (same key) does not undo it.
+        assert!(a.observe(keyed(State::Done, "1", 60)).is_none());
+        assert_eq!(a.fused().state, State::Working);
+    }
+
+    #[test]
+    fn hook_prompt_submit_beats_a_stale_transcript_done() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Done, "1", 10));
+        a.observe(v(State::Working, Source::Hook, 20));
+        a.observe(keyed(State::Done, "1", 25));
+        assert_eq!(a.fused().state, State::Working);
+        let edge = a.observe(v(State::Done, Source::Hook, 40)).unwrap();
+        assert!(edge.is_confirmed_done());
+    }
+
+    #[test]
+    fn a_second_done_with_a_new_key_is_a_new_edge() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Done, "1", 10));
+        let edge = a.observe(keyed(State::Done, "2", 20)).unwrap();
+        assert_eq!((edge.from, edge.to), (State::Done, State::Done));
+    }
+
+    #[test]
+    fn candidate_done_needs_a_quiet_screen_observed_after_it() {
+        let mut a = PaneArbiter::new();
+        a.observe(v(State::Unknown, Source::Screen, 5)); // quiet, but before the candidate
+        let candidate = Verdict {
+            candidate: Some(State::Done),
+            ..keyed(State::Working, "9", 10)
+        };
+        a.observe(candidate);
+        assert_eq!(a.fused().state, State::Working);
+        a.observe(v(State::Working, Source::Screen, 11));
+        assert_eq!(a.fused().state, State::Working);
+        let edge = a.observe(v(State::Unknown, Source::Screen, 12)).unwrap();
+        assert!(edge.is_confirmed_done());
+        assert!(edge.now.reason.contains("confirmed"));
+    }
+
+    #[test]
+    fn escape_during_retry_settles_into_interrupted() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Working, "1", 10));
+        a.observe(v(State::Interrupted, Source::Screen, 20));
+        assert_eq!(a.fused().state, State::Working, "not before the settle time");
+        let edge = a.refuse(20 + SETTLE_MS).unwrap();
+        assert_eq!(edge.to, State::Interrupted);
+        assert!(!edge.is_confirmed_done());
+    }
+
+    #[test]
+    fn session_waiting_shows_waiting() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Working, "1", 10));
+        a.observe(v(State::Waiting, Source::Session, 20));
+        assert_eq!(a.fused().state, State::Waiting);
+        a.observe(v(State::Working, Source::Session, 30));
+        assert_eq!(a.fused().state, State::Working);
+    }
+
+    #[test]
+    fn forgetting_the_screen_removes_its_guess() {
+        let mut a = PaneArbiter::new();
+        a.observe(v(State::Done, Source::Screen, 10));
+        let edge = a.forget(Source::Screen, 11).unwrap();
+        assert_eq!(edge.to, State::Unknown);
+    }
+}

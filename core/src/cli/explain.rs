@@ -1,0 +1,72 @@
+//! `turnstile explain`: the verdict, the deciding line and the rule, for people.
+
+use anyhow::Result;
+use std::fmt::Write as _;
+use std::path::Path;
+use turnstile_core::{ansi, screen};
+
+/// Explains a screen dump.
+pub fn screen(text: &str) -> String {
+    let plain = ansi::strip(text);
+    let rows: Vec<&str> = plain.lines().collect();
+    let v = screen::classify(&rows);
+    let mut out = format!("state: {}\nsource: screen\nrule: {}\n", v.state, v.rule.id());
+    match (v.row, v.line) {
+        (Some(row), Some(line)) => {
+            let _ = writeln!(out, "decided by row {} of {}: {line}", row + 1, rows.len());
+        }
+        _ => out.push_str("no status line on screen\n"),
+    }
+    let _ = writeln!(
+        out,
+        "activity on screen: {}",
+        if v.active { "yes (a turn is running)" } else { "no" }
+    );
+    out.push_str(rule_help(v.rule));
+    out.push('\n');
+    out
+}
+
+fn rule_help(rule: screen::Rule) -> &'static str {
+    use screen::Rule::*;
+    match rule {
+        PermissionDialog => "why: a question stands over numbered options with a selection marker — a dialog waits for the user.",
+        PermissionWait => "why: the agent says it waits for permission.",
+        FooterActivity => "why: the footer shows `esc to interrupt`, which Claude Code only shows while a turn runs; it outranks any banner above.",
+        Spinner => "why: the bottom-most status line is a spinner (glyph, verb, `…`).",
+        Retrying => "why: the agent is retrying an API call.",
+        BackgroundAgents => "why: the agent waits for background agents to finish.",
+        PromptEcho => "why: a prompt was submitted below the last status line, so a new turn runs.",
+        Banner => "why: the bottom-most status line has the finished-banner shape (glyph, verb, `for`, duration). A screen done is a guess until the transcript or a hook confirms it.",
+        Interrupted => "why: the turn was interrupted (Escape).",
+        ApiError => "why: an API error ended the turn.",
+        NoStatus => "why: no status line and no activity on screen.",
+    }
+}
+
+/// Explains a transcript file.
+pub fn transcript(path: &Path) -> Result<String> {
+    let v = super::classify_file(path)?;
+    let mut out = format!("state: {}\nsource: transcript\n", v.state);
+    if let Some(c) = v.candidate {
+        let _ = writeln!(out, "candidate: {c} (needs a Stop hook, a quiet screen or an idle session to confirm)");
+    }
+    match (v.line, v.offset) {
+        (Some(line), Some(end)) => {
+            let _ = writeln!(out, "decided by line {line} (ends at byte {end})");
+        }
+        (None, Some(end)) => {
+            let _ = writeln!(out, "decided by the line ending at byte {end}");
+        }
+        _ => out.push_str("no deciding line\n"),
+    }
+    let _ = writeln!(out, "why: {}", v.reason);
+    let _ = writeln!(out, "pending tool calls: {}, background agents: {}", v.pending_tools, v.background_agents);
+    if let Some(sid) = &v.session_id {
+        let _ = writeln!(out, "session: {sid}");
+    }
+    if let Some(answer) = &v.answer {
+        let _ = writeln!(out, "answer ({} chars):\n{answer}", answer.chars().count());
+    }
+    Ok(out)
+}

@@ -1,0 +1,185 @@
+//! Command-line parsing and the subcommands of `turnstile`.
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::{json, Value};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
+use turnstile_core::{ansi, screen, session::SessionStatus};
+
+mod explain;
+
+const STATES_HELP: &str = "\
+STATES
+  working      a turn is running (model streaming, tool running, retrying, sub-agents busy)
+  done         the turn ended normally; the answer is final
+  failed       the turn ended with an API error (HTTP 400, retries exhausted, …)
+  interrupted  the user pressed Escape
+  waiting      the agent needs the user (permission prompt, dialog)
+  idle         the agent is at its prompt; this source cannot tell how the turn ended
+  unknown      nothing decisive yet (no prompt, no status line)
+
+SOURCES
+  transcript   the JSONL session transcript: authoritative
+  hook         a Claude Code hook event: authoritative
+  session      ~/.claude/sessions/<pid>.json status
+  screen       the visible pane: a fast guess, never routed on
+
+EXIT CODES
+  0  a verdict was printed    2  the input could not be read (one line on stderr)";
+
+/// Knows whether the coding agent in a pane is working, done, failed, interrupted or waiting.
+#[derive(Parser, Debug)]
+#[command(name = "turnstile", version, about, after_help = STATES_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Classify a screen dump (ANSI escapes allowed): {"state", "line", "rule", …}.
+    Screen {
+        /// A file holding the screen, or `-` for stdin.
+        #[arg(default_value = "-")]
+        file: PathBuf,
+    },
+    /// Classify a Claude Code JSONL transcript from its tail: {"state", "answer", …}.
+    Transcript {
+        /// The transcript file.
+        file: PathBuf,
+    },
+    /// Classify a Claude Code session status file (~/.claude/sessions/<pid>.json).
+    Session {
+        /// The status file.
+        file: PathBuf,
+    },
+    /// Explain for people which line decided and why.
+    Explain {
+        /// A transcript (.jsonl) or a screen dump.
+        file: PathBuf,
+        /// What the file is; guessed from its content when not given.
+        #[arg(long = "as", value_enum)]
+        kind: Option<InputKind>,
+    },
+}
+
+/// What kind of input a file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputKind {
+    /// A screen dump.
+    Screen,
+    /// A JSONL transcript.
+    Transcript,
+}
+
+/// Runs the CLI and returns the process exit code.
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("turnstile: {e:#}");
+            2
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<()> {
+    match command {
+        Command::Screen { file } => print_json(&screen_json(&read_text(&file)?)),
+        Command::Transcript { file } => print_json(&transcript_json(&classify_file(&file)?)),
+        Command::Session { file } => print_json(&session_json(&read_bytes(&file)?)?),
+        Command::Explain { file, kind } => {
+            let kind = match kind {
+                Some(k) => k,
+                None => guess_kind(&file)?,
+            };
+            let text = match kind {
+                InputKind::Screen => explain::screen(&read_text(&file)?),
+                InputKind::Transcript => explain::transcript(&file)?,
+            };
+            write_out(&text)
+        }
+    }
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if path == Path::new("-") {
+        io::stdin().read_to_end(&mut bytes).context("cannot read stdin")?;
+    } else {
+        File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .with_context(|| format!("cannot read {}", path.display()))?;
+    }
+    Ok(bytes)
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    Ok(String::from_utf8_lossy(&read_bytes(path)?).into_owned())
+}
+
+/// Classifies a transcript file cold, from its tail.
+pub fn classify_file(path: &Path) -> Result<TranscriptVerdict> {
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let tail = classify_tail(&mut file, TailOptions::default())
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(tail.verdict)
+}
+
+fn screen_json(text: &str) -> Value {
+    let plain = ansi::strip(text);
+    let rows: Vec<&str> = plain.lines().collect();
+    let v = screen::classify(&rows);
+    json!({
+        "state": v.state,
+        "source": "screen",
+        "line": v.line,
+        "row": v.row,
+        "rule": v.rule.id(),
+        "active": v.active,
+    })
+}
+
+fn transcript_json(v: &TranscriptVerdict) -> Value {
+    let mut out = serde_json::to_value(v).unwrap_or_else(|_| json!({}));
+    if let Some(map) = out.as_object_mut() {
+        map.insert("source".into(), json!("transcript"));
+    }
+    out
+}
+
+fn session_json(bytes: &[u8]) -> Result<Value> {
+    let status = SessionStatus::parse(bytes).map_err(anyhow::Error::msg)?;
+    Ok(json!({
+        "state": status.state().unwrap_or_default(),
+        "source": "session",
+        "status": status.status,
+        "waiting_for": status.waiting_for,
+        "session_id": status.session_id,
+        "pid": status.pid,
+    }))
+}
+
+fn guess_kind(path: &Path) -> Result<InputKind> {
+    let bytes = read_bytes(path)?;
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    let is_jsonl = path.extension().is_some_and(|e| e == "jsonl") || first == Some(&b'{');
+    Ok(if is_jsonl { InputKind::Transcript } else { InputKind::Screen })
+}
+
+fn print_json(value: &Value) -> Result<()> {
+    write_out(&format!("{value}\n"))
+}
+
+fn write_out(text: &str) -> Result<()> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // A closed pipe (`| head`) is not an error worth a message.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("cannot write to stdout"),
+    }
+}

@@ -1,0 +1,33 @@
+//! # turnstile-core
+//!
+//! Knows, for a pane running a coding agent (Claude Code first), whether the
+//! agent is working, done, failed, interrupted or waiting — from the pane's
+//! screen, the session transcript, hooks and Claude Code's session status —
+//! and fuses those sources into one verdict per pane.
+//!
+//! Everything here is pure: bytes and times in, verdicts out. No clock is
+//! read and no file is touched except through a reader the caller passes in,
+//! so the same code runs in the native CLI and in the wasm plugin.
+//!
+//! ```
+//! use turnstile_core::{screen, transcript::Classifier, State};
+//!
+//! let rows = ["● Done.", "✻ Brewed for 4s · done 7:23 PM"];
+//! assert_eq!(screen::classify(&rows).state, State::Done);
+//!
+//! let mut c = Classifier::new();
+//! c.feed(br#"{"type":"user","message":{"content":"hi"}}"#);
+//! c.feed(b"\n");
+//! assert_eq!(c.verdict().state, State::Working);
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod ansi;
+pub mod arbiter;
+pub mod screen;
+pub mod session;
+pub mod transcript;
+pub mod verdict;
+
+pub use verdict::{Millis, Source, State, Verdict};

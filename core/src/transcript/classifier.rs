@@ -1,0 +1,460 @@
+//! The incremental transcript classifier: feed appended bytes, read the verdict.
+//!
+//! Complete lines are turned into [`Event`]s and folded into the state of the
+//! current turn; a half-written last line is held until its newline. The work
+//! is proportional to the new bytes. The same rules serve the cold path
+//! ([`super::tail`]), which runs this classifier from the last turn's start.
+
+use super::line::{self, AssistantPart, Event, Stop};
+use super::TranscriptVerdict;
+use crate::verdict::State;
+
+/// A line longer than this is skipped (with a reason) instead of buffered.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
+
+/// Where the verdict-deciding line sits in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LinePos {
+    /// 1-based line number, when known (the cold path may start mid-file).
+    pub number: Option<u64>,
+    /// Byte offset of the line's start.
+    pub start: u64,
+    /// Byte offset just after the line's newline.
+    pub end: u64,
+}
+
+/// The state of the current turn, folded from events.
+#[derive(Debug, Clone, Default)]
+struct Turn {
+    started: bool,
+    ended: Option<State>,
+    pending_tools: Vec<String>,
+    background_agents: usize,
+    response: Response,
+    end_marker: Option<&'static str>,
+}
+
+/// The latest assistant response (all lines sharing one `message.id`).
+#[derive(Debug, Clone, Default)]
+struct Response {
+    message_id: Option<String>,
+    texts: Vec<String>,
+    has_tool_use: bool,
+    stop: Stop,
+}
+
+impl Response {
+    fn is_final_shaped(&self) -> bool {
+        !self.has_tool_use && self.stop != Stop::Continues && self.message_id.is_some()
+    }
+}
+
+/// Incremental classifier of one transcript file.
+#[derive(Debug, Clone, Default)]
+pub struct Classifier {
+    partial: Vec<u8>,
+    skipping_long_line: bool,
+    offset: u64,
+    line_number: Option<u64>,
+    turn: Turn,
+    decided_by: Option<(LinePos, String)>,
+    session_id: Option<String>,
+    invalid_lines: u64,
+    last_invalid: Option<(LinePos, String)>,
+}
+
+impl Classifier {
+    /// A classifier for a file read from its first byte.
+    pub fn new() -> Self {
+        Classifier {
+            line_number: Some(0),
+            ..Classifier::default()
+        }
+    }
+
+    /// A classifier that starts at `offset` (a line start) of a file whose
+    /// earlier lines it will not see; line numbers are then unknown.
+    pub fn starting_at(offset: u64) -> Self {
+        Classifier {
+            offset,
+            line_number: if offset == 0 { Some(0) } else { None },
+            ..Classifier::default()
+        }
+    }
+
+    /// Bytes consumed so far as complete lines (the next line's start).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Bytes of a half-written last line being held.
+    pub fn pending_bytes(&self) -> usize {
+        self.partial.len()
+    }
+
+    /// Feeds bytes appended to the file. Only complete lines change the verdict.
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        while let Some(newline) = memchr::memchr(b'\n', bytes) {
+            let (line, rest) = bytes.split_at(newline + 1);
+            self.finish_line(line);
+            bytes = rest;
+        }
+        self.hold(bytes);
+    }
+
+    fn finish_line(&mut self, tail: &[u8]) {
+        let len = self.partial.len() as u64 + tail.len() as u64;
+        let pos = self.advance(len);
+        if std::mem::take(&mut self.skipping_long_line) {
+            self.note_invalid(pos, format!("line longer than {MAX_LINE_BYTES} bytes skipped"));
+        } else if self.partial.is_empty() {
+            self.apply(pos, tail);
+        } else {
+            let mut line = std::mem::take(&mut self.partial);
+            line.extend_from_slice(tail);
+            self.apply(pos, &line);
+        }
+        self.partial.clear();
+    }
+
+    fn hold(&mut self, bytes: &[u8]) {
+        if self.skipping_long_line {
+            return;
+        }
+        if self.partial.len() + bytes.len() > MAX_LINE_BYTES {
+            self.partial = Vec::new();
+            self.skipping_long_line = true;
+        } else {
+            self.partial.extend_from_slice(bytes);
+        }
+    }
+
+    fn advance(&mut self, len: u64) -> LinePos {
+        let start = self.offset;
+        self.offset += len;
+        self.line_number = self.line_number.map(|n| n + 1);
+        LinePos {
+            number: self.line_number,
+            start,
+            end: self.offset,
+        }
+    }
+
+    fn note_invalid(&mut self, pos: LinePos, reason: String) {
+        self.invalid_lines += 1;
+        self.last_invalid = Some((pos, reason));
+    }
+
+    fn apply(&mut self, pos: LinePos, bytes: &[u8]) {
+        let (event, session_id) = line::parse(bytes);
+        if session_id.is_some() {
+            self.session_id = session_id;
+        }
+        let decided = match event {
+            Event::Ignored(_) => return,
+            Event::Invalid(reason) => return self.note_invalid(pos, reason),
+            Event::Prompt => self.on_prompt(),
+            Event::ToolResults(ids) => self.on_tool_results(&ids),
+            Event::Interrupt => self.on_end(State::Interrupted, "the user interrupted the turn"),
+            Event::ApiError(text) => self.on_end(State::Failed, &format!("API error: {}", first_line(&text))),
+            Event::TaskNotification => self.on_task_notification(),
+            Event::Assistant(part) => self.on_assistant(part),
+            Event::TurnEnded(marker) => self.on_turn_end_marker(marker),
+        };
+        if let Some(why) = decided {
+            self.decided_by = Some((pos, why));
+        }
+    }
+
+    fn on_prompt(&mut self) -> Option<String> {
+        self.turn = Turn {
+            started: true,
+            ..Turn::default()
+        };
+        Some("user prompt: a turn started".into())
+    }
+
+    fn on_tool_results(&mut self, ids: &[String]) -> Option<String> {
+        self.turn.started = true;
+        self.turn.pending_tools.retain(|p| !ids.contains(p));
+        Some(format!("{} tool result(s) returned to the model", ids.len()))
+    }
+
+    fn on_end(&mut self, state: State, why: &str) -> Option<String> {
+        self.turn.started = true;
+        self.turn.ended = Some(state);
+        self.turn.pending_tools.clear();
+        Some(why.to_owned())
+    }
+
+    fn on_task_notification(&mut self) -> Option<String> {
+        self.turn.started = true;
+        self.turn.ended = None;
+        self.turn.background_agents = self.turn.background_agents.saturating_sub(1);
+        self.turn.response = Response::default();
+        self.turn.end_marker = None;
+        Some("a background task reported back: the turn goes on".into())
+    }
+
+    fn on_assistant(&mut self, part: AssistantPart) -> Option<String> {
+        let turn = &mut self.turn;
+        turn.started = true;
+        turn.ended = None;
+        if part.message_id.is_none() || part.message_id != turn.response.message_id {
+            // A new API response: the model has seen every earlier tool result.
+            turn.pending_tools.clear();
+            turn.end_marker = None;
+            turn.response = Response {
+                message_id: part.message_id.or_else(|| Some(String::new())),
+                ..Response::default()
+            };
+        }
+        let response = &mut turn.response;
+        response.texts.extend(part.texts);
+        if part.stop != Stop::Unknown {
+            response.stop = part.stop;
+        }
+        for tool in part.tool_uses {
+            response.has_tool_use = true;
+            turn.background_agents += usize::from(tool.background_agent);
+            turn.pending_tools.push(tool.id);
+        }
+        Some(if response.has_tool_use {
+            "assistant called a tool".into()
+        } else {
+            match response.stop {
+                Stop::Final => "final assistant answer (stop_reason ends the turn)".into(),
+                Stop::Continues => "assistant text; a tool call follows (stop_reason tool_use)".into(),
+                Stop::Unknown => "assistant text without a stop reason".into(),
+            }
+        })
+    }
+
+    fn on_turn_end_marker(&mut self, marker: &'static str) -> Option<String> {
+        let turn = &mut self.turn;
+        if turn.ended.is_some() || !turn.response.is_final_shaped() || !turn.pending_tools.is_empty() {
+            return None;
+        }
+        turn.end_marker = Some(marker);
+        Some(format!("{marker} confirms the turn ended"))
+    }
+
+    /// The verdict after everything fed so far.
+    pub fn verdict(&self) -> TranscriptVerdict {
+        let (state, candidate, answer, explanation) = self.judge();
+        let (pos, why) = match &self.decided_by {
+            Some((pos, why)) => (Some(*pos), why.as_str()),
+            None => (None, ""),
+        };
+        let mut reason = match pos {
+            Some(p) => format!("{explanation} ({why}, {})", describe_pos(p)),
+            None => explanation,
+        };
+        if let Some((p, why)) = &self.last_invalid {
+            reason.push_str(&format!("; {} unreadable line(s), last at {}: {why}", self.invalid_lines, describe_pos(*p)));
+        }
+        TranscriptVerdict {
+            state,
+            reason,
+            session_id: self.session_id.clone(),
+            answer,
+            candidate,
+            line: pos.and_then(|p| p.number),
+            offset: pos.map(|p| p.end),
+            pending_tools: self.turn.pending_tools.len(),
+            background_agents: self.turn.background_agents,
+            invalid_lines: self.invalid_lines,
+        }
+    }
+
+    /// (state, candidate, answer, explanation) from the current turn.
+    fn judge(&self) -> (State, Option<State>, Option<String>, String) {
+        let turn = &self.turn;
+        if !turn.started {
+            let why = if self.offset == 0 { "empty transcript" } else { "no prompt yet" };
+            return (State::Unknown, None, None, why.into());
+        }
+        if let Some(end) = turn.ended {
+            return (end, None, None, format!("turn {end}"));
+        }
+        let response = &turn.response;
+        if !response.is_final_shaped() || !turn.pending_tools.is_empty() {
+            let why = match turn.pending_tools.len() {
+                0 => "turn in progress".to_owned(),
+                n => format!("{n} tool call(s) without a result"),
+            };
+            return (State::Working, None, None, why);
+        }
+        let answer = response.texts.join("\n\n");
+        if turn.background_agents > 0 {
+            let why = format!("{} background agent(s) have not reported back", turn.background_agents);
+            return (State::Working, None, None, why);
+        }
+        match (response.stop, turn.end_marker) {
+            (Stop::Final, _) => (State::Done, None, Some(answer), "turn done".into()),
+            (_, Some(marker)) => (State::Done, None, Some(answer), format!("turn done, confirmed by {marker}")),
+            _ => (
+                State::Working,
+                Some(State::Done),
+                Some(answer),
+                "answer without a stop reason: maybe final, maybe a preamble (old release); needs confirmation".into(),
+            ),
+        }
+    }
+}
+
+fn describe_pos(p: LinePos) -> String {
+    match p.number {
+        Some(n) => format!("line {n}, bytes {}..{}", p.start, p.end),
+        None => format!("bytes {}..{}", p.start, p.end),
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    let line = text.lines().next().unwrap_or("");
+    match line.char_indices().nth(120) {
+        Some((cut, _)) => &line[..cut],
+        None => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROMPT: &str = r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"go"}}"#;
+    const PREAMBLE: &str = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Let me check."}],"stop_reason":"tool_use"}}"#;
+    const TOOL: &str = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"stop_reason":"tool_use"}}"#;
+    const RESULT: &str = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}"#;
+    const FINAL: &str = r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"All done."}],"stop_reason":"end_turn"}}"#;
+    const OLD_FINAL: &str = r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"All done."}],"stop_reason":null}}"#;
+    const TURN_DURATION: &str = r#"{"type":"system","subtype":"turn_duration","durationMs":5}"#;
+
+    fn run(lines: &[&str]) -> TranscriptVerdict {
+        let mut c = Classifier::new();
+        for l in lines {
+            c.feed(l.as_bytes());
+            c.feed(b"\n");
+        }
+        c.verdict()
+    }
+
+    #[test]
+    fn empty_transcript_is_unknown() {
+        assert_eq!(run(&[]).state, State::Unknown);
+    }
+
+    #[test]
+    fn prompt_then_tool_then_final_answer() {
+        assert_eq!(run(&[PROMPT]).state, State::Working);
+        assert_eq!(run(&[PROMPT, PREAMBLE]).state, State::Working);
+        assert_eq!(run(&[PROMPT, PREAMBLE, TOOL]).state, State::Working);
+        assert_eq!(run(&[PROMPT, PREAMBLE, TOOL, RESULT]).state, State::Working);
+        let v = run(&[PROMPT, PREAMBLE, TOOL, RESULT, FINAL]);
+        assert_eq!(v.state, State::Done);
+        assert_eq!(v.answer.as_deref(), Some("All done."));
+        assert_eq!(v.line, Some(5));
+    }
+
+    #[test]
+    fn pending_tool_use_keeps_working_even_with_final_stop_reason_on_text() {
+        let text_then_tool = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"stop_reason":"end_turn"}}"#;
+        assert_eq!(run(&[PROMPT, text_then_tool]).state, State::Working);
+    }
+
+    #[test]
+    fn metadata_after_the_answer_does_not_change_the_verdict() {
+        let v = run(&[PROMPT, FINAL, r#"{"type":"last-prompt"}"#, r#"{"type":"mode","mode":"x"}"#, "not json at all"]);
+        assert_eq!(v.state, State::Done);
+        assert_eq!(v.invalid_lines, 1);
+        assert!(v.reason.contains("unreadable"));
+    }
+
+    #[test]
+    fn old_release_final_line_is_only_a_candidate() {
+        let v = run(&[PROMPT, OLD_FINAL]);
+        assert_eq!(v.state, State::Working);
+        assert_eq!(v.candidate, Some(State::Done));
+        assert_eq!(v.answer.as_deref(), Some("All done."));
+    }
+
+    #[test]
+    fn old_release_candidate_confirmed_by_stop_hook_summary() {
+        let summary = r#"{"type":"system","subtype":"stop_hook_summary"}"#;
+        assert_eq!(run(&[PROMPT, OLD_FINAL, summary]).state, State::Done);
+    }
+
+    #[test]
+    fn old_release_preamble_is_never_done() {
+        let pre = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Running it."}],"stop_reason":null}}"#;
+        let tool = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"stop_reason":null}}"#;
+        assert_ne!(run(&[PROMPT, pre]).state, State::Done);
+        let v = run(&[PROMPT, pre, tool, TURN_DURATION]);
+        assert_eq!(v.state, State::Working, "a marker never confirms a response that called a tool");
+    }
+
+    #[test]
+    fn interrupt_and_api_error() {
+        let interrupt = r#"{"type":"user","message":{"content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#;
+        assert_eq!(run(&[PROMPT, TOOL, interrupt]).state, State::Interrupted);
+        let err = r#"{"type":"assistant","isApiErrorMessage":true,"message":{"model":"<synthetic>","content":[{"type":"text","text":"API Error: 400"}]}}"#;
+        let v = run(&[PROMPT, err]);
+        assert_eq!(v.state, State::Failed);
+        assert!(v.answer.is_none());
+    }
+
+    #[test]
+    fn background_agent_keeps_the_turn_working_until_it_reports_back() {
+        let launch = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"a1","name":"Agent","input":{"run_in_background":true}}],"stop_reason":"tool_use"}}"#;
+        let launched = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a1","content":"Async agent launched"}]}}"#;
+        let interim = r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"Started an agent."}],"stop_reason":"end_turn"}}"#;
+        let note = r#"{"type":"user","message":{"content":"<task-notification>done</task-notification>"}}"#;
+        let after = r#"{"type":"assistant","message":{"id":"m3","content":[{"type":"text","text":"The agent found it."}],"stop_reason":"end_turn"}}"#;
+        let v = run(&[PROMPT, launch, launched, interim, TURN_DURATION]);
+        assert_eq!(v.state, State::Working);
+        assert_eq!(v.background_agents, 1);
+        assert_eq!(run(&[PROMPT, launch, launched, interim, TURN_DURATION, note]).state, State::Working);
+        let v = run(&[PROMPT, launch, launched, interim, TURN_DURATION, note, after]);
+        assert_eq!((v.state, v.answer.as_deref()), (State::Done, Some("The agent found it.")));
+    }
+
+    #[test]
+    fn sidechain_answer_never_ends_the_main_turn() {
+        let side = r#"{"type":"assistant","isSidechain":true,"message":{"id":"s1","content":[{"type":"text","text":"sub done"}],"stop_reason":"end_turn"}}"#;
+        assert_eq!(run(&[PROMPT, TOOL, side]).state, State::Working);
+    }
+
+    #[test]
+    fn answer_joins_every_text_block_of_the_final_response_only() {
+        let a = r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"Part one."}],"stop_reason":"end_turn"}}"#;
+        let b = r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"Part two."}],"stop_reason":"end_turn"}}"#;
+        let v = run(&[PROMPT, PREAMBLE, TOOL, RESULT, a, b]);
+        assert_eq!(v.answer.as_deref(), Some("Part one.\n\nPart two."));
+    }
+
+    #[test]
+    fn half_written_line_is_held_until_its_newline() {
+        let mut c = Classifier::new();
+        c.feed(PROMPT.as_bytes());
+        c.feed(b"\n");
+        c.feed(&FINAL.as_bytes()[..20]);
+        assert_eq!(c.verdict().state, State::Working);
+        assert_eq!(c.pending_bytes(), 20);
+        c.feed(&FINAL.as_bytes()[20..]);
+        assert_eq!(c.verdict().state, State::Working);
+        c.feed(b"\r\n");
+        assert_eq!(c.verdict().state, State::Done);
+        assert_eq!(c.offset() as usize, PROMPT.len() + FINAL.len() + 3);
+    }
+
+    #[test]
+    fn new_prompt_after_done_is_working_and_drops_the_old_answer() {
+        let v = run(&[PROMPT, FINAL, PROMPT]);
+        assert_eq!((v.state, v.answer), (State::Working, None));
+    }
+
+    #[test]
+    fn session_id_comes_from_the_lines() {
+        assert_eq!(run(&[PROMPT]).session_id.as_deref(), Some("s"));
+    }
+}
