@@ -190,26 +190,43 @@ impl PaneArbiter {
                 return fused;
             }
         }
-        let settled_end = [&self.screen, &self.session].into_iter().flatten().find(|o| {
-            matches!(o.verdict.state, State::Failed | State::Interrupted | State::Idle)
-                && o.since > a.since
-                && now.saturating_sub(o.since) >= SETTLE_MS
-        });
+        let settled_end = [&self.screen, &self.session]
+            .into_iter()
+            .flatten()
+            .find(|o| {
+                matches!(
+                    o.verdict.state,
+                    State::Failed | State::Interrupted | State::Idle
+                ) && o.since > a.since
+                    && now.saturating_sub(o.since) >= SETTLE_MS
+            });
         if let Some(o) = settled_end {
-            return from_obs(o, false, "the turn ended where the transcript cannot see it");
+            return from_obs(
+                o,
+                false,
+                "the turn ended where the transcript cannot see it",
+            );
         }
         if a.verdict.state == State::Unknown {
             return self.without_authority(now);
         }
-        let dropped = self.screen.as_ref().is_some_and(|s| s.verdict.state == State::Done);
-        let note = if dropped { "screen done dropped: the authoritative source says working" } else { "" };
+        let dropped = self
+            .screen
+            .as_ref()
+            .is_some_and(|s| s.verdict.state == State::Done);
+        let note = if dropped {
+            "screen done dropped: the authoritative source says working"
+        } else {
+            ""
+        };
         from_obs(a, false, note)
     }
 
     /// Quiet screen or idle session observed after the candidate appeared.
     fn candidate_confirmation(&self, a: &Observation) -> Option<&'static str> {
         let quiet_screen = self.screen.as_ref().is_some_and(|s| {
-            s.verdict.at >= a.since && matches!(s.verdict.state, State::Done | State::Unknown | State::Idle)
+            s.verdict.at >= a.since
+                && matches!(s.verdict.state, State::Done | State::Unknown | State::Idle)
         });
         let idle_session = self
             .session
@@ -226,13 +243,21 @@ impl PaneArbiter {
 
     /// No authoritative source: session status and screen guesses.
     fn without_authority(&self, _now: Millis) -> Fused {
-        let session_busy = self.session.as_ref().filter(|s| s.verdict.state == State::Working);
+        let session_busy = self
+            .session
+            .as_ref()
+            .filter(|s| s.verdict.state == State::Working);
         match (&self.screen, session_busy) {
             (Some(s), Some(busy)) if s.verdict.state.is_turn_end() && s.since <= busy.since => {
                 from_obs(busy, false, "screen end dropped: the session is busy")
             }
             (Some(s), _) if s.verdict.state != State::Unknown => from_obs(s, false, ""),
-            _ => match self.session.as_ref().or(self.transcript.as_ref()).or(self.hook.as_ref()) {
+            _ => match self
+                .session
+                .as_ref()
+                .or(self.transcript.as_ref())
+                .or(self.hook.as_ref())
+            {
                 Some(o) => from_obs(o, false, ""),
                 None => Fused::default(),
             },
@@ -247,7 +272,11 @@ fn same_evidence(old: &Verdict, new: &Verdict) -> bool {
 
 fn from_obs(o: &Observation, authoritative_end: bool, note: &str) -> Fused {
     let v = &o.verdict;
-    let reason = if note.is_empty() { v.reason.clone() } else { format!("{note}: {}", v.reason) };
+    let reason = if note.is_empty() {
+        v.reason.clone()
+    } else {
+        format!("{note}: {}", v.reason)
+    };
     Fused {
         state: v.state,
         source: Some(v.source),
@@ -361,7 +390,11 @@ mod tests {
         let mut a = PaneArbiter::new();
         a.observe(keyed(State::Working, "1", 10));
         a.observe(v(State::Interrupted, Source::Screen, 20));
-        assert_eq!(a.fused().state, State::Working, "not before the settle time");
+        assert_eq!(
+            a.fused().state,
+            State::Working,
+            "not before the settle time"
+        );
         let edge = a.refuse(20 + SETTLE_MS).unwrap();
         assert_eq!(edge.to, State::Interrupted);
         assert!(!edge.is_confirmed_done());

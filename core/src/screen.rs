@@ -163,13 +163,15 @@ impl<'a> Scan<'a> {
 
     fn dialog(&self, index: usize, text: &'a str) -> Option<ScreenVerdict<'a>> {
         let option_row = self.selected_option?;
-        (option_row > index && option_row - index <= DIALOG_QUESTION_REACH).then_some(ScreenVerdict {
-            state: State::Waiting,
-            rule: Rule::PermissionDialog,
-            line: Some(text),
-            row: Some(index),
-            active: self.is_active(),
-        })
+        (option_row > index && option_row - index <= DIALOG_QUESTION_REACH).then_some(
+            ScreenVerdict {
+                state: State::Waiting,
+                rule: Rule::PermissionDialog,
+                line: Some(text),
+                row: Some(index),
+                active: self.is_active(),
+            },
+        )
     }
 
     /// Only the footer proves activity on its own; a prompt echo proves a new
@@ -193,7 +195,14 @@ impl<'a> Scan<'a> {
         self.verdict(state, rule, index, text, active)
     }
 
-    fn verdict(&self, state: State, rule: Rule, row: usize, line: &'a str, active: bool) -> ScreenVerdict<'a> {
+    fn verdict(
+        &self,
+        state: State,
+        rule: Rule,
+        row: usize,
+        line: &'a str,
+        active: bool,
+    ) -> ScreenVerdict<'a> {
         ScreenVerdict {
             state,
             rule,
@@ -355,7 +364,10 @@ fn spinner_re() -> &'static Regex {
 }
 
 fn glyph_class() -> String {
-    GLYPHS.iter().map(|g| regex::escape(&g.to_string())).collect()
+    GLYPHS
+        .iter()
+        .map(|g| regex::escape(&g.to_string()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -421,7 +433,12 @@ mod tests {
 
     #[test]
     fn banner_shaped_prose_without_glyph_is_not_done() {
-        for line in ["Retried for 3s", "Waited for 5s", "  Worked for 5s on the first part…", "● Worked for 5s"] {
+        for line in [
+            "Retried for 3s",
+            "Waited for 5s",
+            "  Worked for 5s on the first part…",
+            "● Worked for 5s",
+        ] {
             assert_ne!(screen(line).state, State::Done, "{line}");
         }
     }
@@ -429,9 +446,18 @@ mod tests {
     #[test]
     fn glyph_lines_that_are_not_banners() {
         let cases = [
-            ("✻ 529 Overloaded · retrying in 12s · attempt 6/10", Rule::Retrying),
-            ("✻ API error · retrying in 1s · attempt 1/10", Rule::Retrying),
-            ("✻ Waiting for 1 background agent to finish", Rule::BackgroundAgents),
+            (
+                "✻ 529 Overloaded · retrying in 12s · attempt 6/10",
+                Rule::Retrying,
+            ),
+            (
+                "✻ API error · retrying in 1s · attempt 1/10",
+                Rule::Retrying,
+            ),
+            (
+                "✻ Waiting for 1 background agent to finish",
+                Rule::BackgroundAgents,
+            ),
             ("✻ Pondering for 4s", Rule::NoStatus),
             ("✻ Cooked for a while", Rule::NoStatus),
             ("✻ cooked for 4s", Rule::NoStatus),
@@ -455,7 +481,10 @@ mod tests {
 
     #[test]
     fn old_banner_while_answer_streams_is_working_by_footer() {
-        let s = with_box("✻ Cooked for 4s · done 5:28 AM\n● Streaming the answer", BOX_BUSY);
+        let s = with_box(
+            "✻ Cooked for 4s · done 5:28 AM\n● Streaming the answer",
+            BOX_BUSY,
+        );
         let v = screen(&s);
         assert_eq!((v.state, v.rule), (State::Working, Rule::FooterActivity));
     }
@@ -469,14 +498,18 @@ mod tests {
 
     #[test]
     fn text_typed_in_input_box_does_not_start_a_turn() {
-        let s = "✻ Cooked for 4s · done 5:28 AM\n──────────\n❯ draft not sent\n──────────\n  footer";
+        let s =
+            "✻ Cooked for 4s · done 5:28 AM\n──────────\n❯ draft not sent\n──────────\n  footer";
         assert_eq!(screen(s).state, State::Done);
     }
 
     #[test]
     fn first_tenth_of_a_second_spinner_without_brackets() {
         assert_eq!(screen("· Gusting…").rule, Rule::Spinner);
-        assert_eq!(screen("✻ Burrowing… (running stop hook)").rule, Rule::Spinner);
+        assert_eq!(
+            screen("✻ Burrowing… (running stop hook)").rule,
+            Rule::Spinner
+        );
     }
 
     #[test]
@@ -499,7 +532,10 @@ mod tests {
 
     #[test]
     fn interrupt_text_is_interrupted_not_done() {
-        let s = with_box("● Running it.\n  ⎿  Interrupted · What should Claude do instead?", BOX);
+        let s = with_box(
+            "● Running it.\n  ⎿  Interrupted · What should Claude do instead?",
+            BOX,
+        );
         assert_eq!(screen(&s).state, State::Interrupted);
     }
 
@@ -511,7 +547,10 @@ mod tests {
             "  ⎿  API Error: 529 {\"type\":\"error\"}",
             "  ⎿  Context limit reached · /compact or /clear to continue",
         ] {
-            let s = with_box(&format!("❯ go\n{body}"), "────\n❯ Resend your message to try again\n────\n footer");
+            let s = with_box(
+                &format!("❯ go\n{body}"),
+                "────\n❯ Resend your message to try again\n────\n footer",
+            );
             let v = screen(&s);
             assert_eq!((v.state, v.rule), (State::Failed, Rule::ApiError), "{body}");
         }
@@ -526,7 +565,10 @@ mod tests {
 
     #[test]
     fn old_release_without_banner_is_quiet_unknown() {
-        let s = with_box("❯ tool:4\n● Running it.\n● Bash(sleep 4)\n  ⎿  (No output)\n● Done: slept 4s.", BOX);
+        let s = with_box(
+            "❯ tool:4\n● Running it.\n● Bash(sleep 4)\n  ⎿  (No output)\n● Done: slept 4s.",
+            BOX,
+        );
         let v = screen(&s);
         assert_eq!(v.state, State::Unknown);
         assert!(v.is_quiet(), "no footer, no spinner: nothing runs");

@@ -79,7 +79,12 @@ mod tests {
 
     #[test]
     fn statuses_map_to_states() {
-        for (status, state) in [("busy", Some(State::Working)), ("shell", Some(State::Working)), ("idle", Some(State::Idle)), ("new", None)] {
+        for (status, state) in [
+            ("busy", Some(State::Working)),
+            ("shell", Some(State::Working)),
+            ("idle", Some(State::Idle)),
+            ("new", None),
+        ] {
             let s = SessionStatus::parse(format!(r#"{{"status":"{status}"}}"#).as_bytes()).unwrap();
             assert_eq!(s.state(), state);
         }
@@ -88,6 +93,8 @@ mod tests {
 
     #[test]
     fn garbage_is_a_clear_error() {
-        assert!(SessionStatus::parse(b"\xff{").unwrap_err().contains("unreadable"));
+        assert!(SessionStatus::parse(b"\xff{")
+            .unwrap_err()
+            .contains("unreadable"));
     }
 }

@@ -10,7 +10,11 @@ pub fn screen(text: &str) -> String {
     let plain = ansi::strip(text);
     let rows: Vec<&str> = plain.lines().collect();
     let v = screen::classify(&rows);
-    let mut out = format!("state: {}\nsource: screen\nrule: {}\n", v.state, v.rule.id());
+    let mut out = format!(
+        "state: {}\nsource: screen\nrule: {}\n",
+        v.state,
+        v.rule.id()
+    );
     match (v.row, v.line) {
         (Some(row), Some(line)) => {
             let _ = writeln!(out, "decided by row {} of {}: {line}", row + 1, rows.len());
@@ -20,7 +24,11 @@ pub fn screen(text: &str) -> String {
     let _ = writeln!(
         out,
         "activity on screen: {}",
-        if v.active { "yes (a turn is running)" } else { "no" }
+        if v.active {
+            "yes (a turn is running)"
+        } else {
+            "no"
+        }
     );
     out.push_str(rule_help(v.rule));
     out.push('\n');
@@ -46,10 +54,13 @@ fn rule_help(rule: screen::Rule) -> &'static str {
 
 /// Explains a transcript file.
 pub fn transcript(path: &Path) -> Result<String> {
-    let v = super::classify_file(path)?;
+    let v = super::classify_file(path, true)?;
     let mut out = format!("state: {}\nsource: transcript\n", v.state);
     if let Some(c) = v.candidate {
-        let _ = writeln!(out, "candidate: {c} (needs a Stop hook, a quiet screen or an idle session to confirm)");
+        let _ = writeln!(
+            out,
+            "candidate: {c} (needs a Stop hook, a quiet screen or an idle session to confirm)"
+        );
     }
     match (v.line, v.offset) {
         (Some(line), Some(end)) => {
@@ -61,7 +72,11 @@ pub fn transcript(path: &Path) -> Result<String> {
         _ => out.push_str("no deciding line\n"),
     }
     let _ = writeln!(out, "why: {}", v.reason);
-    let _ = writeln!(out, "pending tool calls: {}, background agents: {}", v.pending_tools, v.background_agents);
+    let _ = writeln!(
+        out,
+        "pending tool calls: {}, background agents: {}",
+        v.pending_tools, v.background_agents
+    );
     if let Some(sid) = &v.session_id {
         let _ = writeln!(out, "session: {sid}");
     }

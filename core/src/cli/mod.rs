@@ -90,7 +90,7 @@ pub fn run() -> i32 {
 fn dispatch(command: Command) -> Result<()> {
     match command {
         Command::Screen { file } => print_json(&screen_json(&read_text(&file)?)),
-        Command::Transcript { file } => print_json(&transcript_json(&classify_file(&file)?)),
+        Command::Transcript { file } => print_json(&transcript_json(&classify_file(&file, false)?)),
         Command::Session { file } => print_json(&session_json(&read_bytes(&file)?)?),
         Command::Explain { file, kind } => {
             let kind = match kind {
@@ -109,7 +109,9 @@ fn dispatch(command: Command) -> Result<()> {
 fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     if path == Path::new("-") {
-        io::stdin().read_to_end(&mut bytes).context("cannot read stdin")?;
+        io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read stdin")?;
     } else {
         File::open(path)
             .and_then(|mut f| f.read_to_end(&mut bytes))
@@ -123,9 +125,13 @@ fn read_text(path: &Path) -> Result<String> {
 }
 
 /// Classifies a transcript file cold, from its tail.
-pub fn classify_file(path: &Path) -> Result<TranscriptVerdict> {
+pub fn classify_file(path: &Path, count_lines: bool) -> Result<TranscriptVerdict> {
     let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let tail = classify_tail(&mut file, TailOptions::default())
+    let options = TailOptions {
+        count_lines,
+        ..TailOptions::default()
+    };
+    let tail = classify_tail(&mut file, options)
         .with_context(|| format!("cannot read {}", path.display()))?;
     Ok(tail.verdict)
 }
@@ -168,7 +174,11 @@ fn guess_kind(path: &Path) -> Result<InputKind> {
     let bytes = read_bytes(path)?;
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     let is_jsonl = path.extension().is_some_and(|e| e == "jsonl") || first == Some(&b'{');
-    Ok(if is_jsonl { InputKind::Transcript } else { InputKind::Screen })
+    Ok(if is_jsonl {
+        InputKind::Transcript
+    } else {
+        InputKind::Screen
+    })
 }
 
 fn print_json(value: &Value) -> Result<()> {

@@ -73,11 +73,12 @@ impl Classifier {
     }
 
     /// A classifier that starts at `offset` (a line start) of a file whose
-    /// earlier lines it will not see; line numbers are then unknown.
-    pub fn starting_at(offset: u64) -> Self {
+    /// earlier lines it will not see; `lines_before` is how many there are,
+    /// when known (line numbers are reported only then).
+    pub fn starting_at(offset: u64, lines_before: Option<u64>) -> Self {
         Classifier {
             offset,
-            line_number: if offset == 0 { Some(0) } else { None },
+            line_number: if offset == 0 { Some(0) } else { lines_before },
             ..Classifier::default()
         }
     }
@@ -106,7 +107,10 @@ impl Classifier {
         let len = self.partial.len() as u64 + tail.len() as u64;
         let pos = self.advance(len);
         if std::mem::take(&mut self.skipping_long_line) {
-            self.note_invalid(pos, format!("line longer than {MAX_LINE_BYTES} bytes skipped"));
+            self.note_invalid(
+                pos,
+                format!("line longer than {MAX_LINE_BYTES} bytes skipped"),
+            );
         } else if self.partial.is_empty() {
             self.apply(pos, tail);
         } else {
@@ -156,7 +160,9 @@ impl Classifier {
             Event::Prompt => self.on_prompt(),
             Event::ToolResults(ids) => self.on_tool_results(&ids),
             Event::Interrupt => self.on_end(State::Interrupted, "the user interrupted the turn"),
-            Event::ApiError(text) => self.on_end(State::Failed, &format!("API error: {}", first_line(&text))),
+            Event::ApiError(text) => {
+                self.on_end(State::Failed, &format!("API error: {}", first_line(&text)))
+            }
             Event::TaskNotification => self.on_task_notification(),
             Event::Assistant(part) => self.on_assistant(part),
             Event::TurnEnded(marker) => self.on_turn_end_marker(marker),
@@ -177,7 +183,10 @@ impl Classifier {
     fn on_tool_results(&mut self, ids: &[String]) -> Option<String> {
         self.turn.started = true;
         self.turn.pending_tools.retain(|p| !ids.contains(p));
-        Some(format!("{} tool result(s) returned to the model", ids.len()))
+        Some(format!(
+            "{} tool result(s) returned to the model",
+            ids.len()
+        ))
     }
 
     fn on_end(&mut self, state: State, why: &str) -> Option<String> {
@@ -224,7 +233,9 @@ impl Classifier {
         } else {
             match response.stop {
                 Stop::Final => "final assistant answer (stop_reason ends the turn)".into(),
-                Stop::Continues => "assistant text; a tool call follows (stop_reason tool_use)".into(),
+                Stop::Continues => {
+                    "assistant text; a tool call follows (stop_reason tool_use)".into()
+                }
                 Stop::Unknown => "assistant text without a stop reason".into(),
             }
         })
@@ -232,7 +243,12 @@ impl Classifier {
 
     fn on_turn_end_marker(&mut self, marker: &'static str) -> Option<String> {
         let turn = &mut self.turn;
-        if turn.ended.is_some() || !turn.response.is_final_shaped() || !turn.pending_tools.is_empty() {
+        let already_final = turn.response.stop == Stop::Final;
+        if already_final
+            || turn.ended.is_some()
+            || !turn.response.is_final_shaped()
+            || !turn.pending_tools.is_empty()
+        {
             return None;
         }
         turn.end_marker = Some(marker);
@@ -251,7 +267,11 @@ impl Classifier {
             None => explanation,
         };
         if let Some((p, why)) = &self.last_invalid {
-            reason.push_str(&format!("; {} unreadable line(s), last at {}: {why}", self.invalid_lines, describe_pos(*p)));
+            reason.push_str(&format!(
+                "; {} unreadable line(s), last at {}: {why}",
+                self.invalid_lines,
+                describe_pos(*p)
+            ));
         }
         TranscriptVerdict {
             state,
@@ -271,7 +291,11 @@ impl Classifier {
     fn judge(&self) -> (State, Option<State>, Option<String>, String) {
         let turn = &self.turn;
         if !turn.started {
-            let why = if self.offset == 0 { "empty transcript" } else { "no prompt yet" };
+            let why = if self.offset == 0 {
+                "empty transcript"
+            } else {
+                "no prompt yet"
+            };
             return (State::Unknown, None, None, why.into());
         }
         if let Some(end) = turn.ended {
@@ -287,7 +311,10 @@ impl Classifier {
         }
         let answer = response.texts.join("\n\n");
         if turn.background_agents > 0 {
-            let why = format!("{} background agent(s) have not reported back", turn.background_agents);
+            let why = format!(
+                "{} background agent(s) have not reported back",
+                turn.background_agents
+            );
             return (State::Working, None, None, why);
         }
         match (response.stop, turn.end_marker) {
@@ -322,7 +349,8 @@ fn first_line(text: &str) -> &str {
 mod tests {
     use super::*;
 
-    const PROMPT: &str = r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"go"}}"#;
+    const PROMPT: &str =
+        r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"go"}}"#;
     const PREAMBLE: &str = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Let me check."}],"stop_reason":"tool_use"}}"#;
     const TOOL: &str = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"stop_reason":"tool_use"}}"#;
     const RESULT: &str = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}"#;
@@ -364,7 +392,13 @@ mod tests {
 
     #[test]
     fn metadata_after_the_answer_does_not_change_the_verdict() {
-        let v = run(&[PROMPT, FINAL, r#"{"type":"last-prompt"}"#, r#"{"type":"mode","mode":"x"}"#, "not json at all"]);
+        let v = run(&[
+            PROMPT,
+            FINAL,
+            r#"{"type":"last-prompt"}"#,
+            r#"{"type":"mode","mode":"x"}"#,
+            "not json at all",
+        ]);
         assert_eq!(v.state, State::Done);
         assert_eq!(v.invalid_lines, 1);
         assert!(v.reason.contains("unreadable"));
@@ -390,7 +424,11 @@ mod tests {
         let tool = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"stop_reason":null}}"#;
         assert_ne!(run(&[PROMPT, pre]).state, State::Done);
         let v = run(&[PROMPT, pre, tool, TURN_DURATION]);
-        assert_eq!(v.state, State::Working, "a marker never confirms a response that called a tool");
+        assert_eq!(
+            v.state,
+            State::Working,
+            "a marker never confirms a response that called a tool"
+        );
     }
 
     #[test]
@@ -413,9 +451,23 @@ mod tests {
         let v = run(&[PROMPT, launch, launched, interim, TURN_DURATION]);
         assert_eq!(v.state, State::Working);
         assert_eq!(v.background_agents, 1);
-        assert_eq!(run(&[PROMPT, launch, launched, interim, TURN_DURATION, note]).state, State::Working);
-        let v = run(&[PROMPT, launch, launched, interim, TURN_DURATION, note, after]);
-        assert_eq!((v.state, v.answer.as_deref()), (State::Done, Some("The agent found it.")));
+        assert_eq!(
+            run(&[PROMPT, launch, launched, interim, TURN_DURATION, note]).state,
+            State::Working
+        );
+        let v = run(&[
+            PROMPT,
+            launch,
+            launched,
+            interim,
+            TURN_DURATION,
+            note,
+            after,
+        ]);
+        assert_eq!(
+            (v.state, v.answer.as_deref()),
+            (State::Done, Some("The agent found it."))
+        );
     }
 
     #[test]

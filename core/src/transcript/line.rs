@@ -113,7 +113,10 @@ pub fn parse(bytes: &[u8]) -> (Event, Option<String>) {
         Ok(v) => v,
         Err(reason) => return (Event::Invalid(reason), None),
     };
-    let session_id = value.get("sessionId").and_then(Value::as_str).map(str::to_owned);
+    let session_id = value
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     (event_of(&kind, &value), session_id)
 }
 
@@ -125,7 +128,10 @@ pub fn may_be_prompt(bytes: &[u8]) -> bool {
 fn trim_line(bytes: &[u8]) -> &[u8] {
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    let start = bytes.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(bytes.len());
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
     &bytes[start..]
 }
 
@@ -259,13 +265,22 @@ fn assistant_event(line: &Value) -> Event {
 }
 
 fn looks_like_error(text: &str) -> bool {
-    ["API Error", "Prompt is too long", "Context limit", "Invalid API key", "Credit balance"]
-        .iter()
-        .any(|p| text.contains(p))
+    [
+        "API Error",
+        "Prompt is too long",
+        "Context limit",
+        "Invalid API key",
+        "Credit balance",
+    ]
+    .iter()
+    .any(|p| text.contains(p))
 }
 
 fn blocks(message: &Value) -> &[Value] {
-    message.get("content").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    message
+        .get("content")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 fn block_texts(message: &Value) -> Vec<String> {
@@ -286,7 +301,10 @@ fn tool_uses(message: &Value) -> Vec<ToolUse> {
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
         .map(|b| {
             let name = b.get("name").and_then(Value::as_str).unwrap_or("");
-            let background = b.pointer("/input/run_in_background").and_then(Value::as_bool) == Some(true);
+            let background = b
+                .pointer("/input/run_in_background")
+                .and_then(Value::as_bool)
+                == Some(true);
             ToolUse {
                 id: b.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
                 background_agent: background && AGENT_TOOLS.contains(&name),
@@ -324,7 +342,14 @@ mod tests {
 
     #[test]
     fn metadata_lines_are_ignored_without_looking_inside() {
-        for t in ["mode", "permission-mode", "attachment", "last-prompt", "api-request-blob", "file-history-snapshot"] {
+        for t in [
+            "mode",
+            "permission-mode",
+            "attachment",
+            "last-prompt",
+            "api-request-blob",
+            "file-history-snapshot",
+        ] {
             let line = format!(r#"{{"type":"{t}","message":{{"role":"user","content":"hi"}}}}"#);
             assert!(matches!(event(&line), Event::Ignored(_)), "{t}");
         }
@@ -332,7 +357,12 @@ mod tests {
 
     #[test]
     fn string_prompt_starts_a_turn() {
-        assert_eq!(event(r#"{"type":"user","message":{"role":"user","content":"tool:4"},"sessionId":"s1"}"#), Event::Prompt);
+        assert_eq!(
+            event(
+                r#"{"type":"user","message":{"role":"user","content":"tool:4"},"sessionId":"s1"}"#
+            ),
+            Event::Prompt
+        );
         let (_, sid) = parse(br#"{"type":"user","message":{"content":"x"},"sessionId":"s1"}"#);
         assert_eq!(sid.as_deref(), Some("s1"));
     }
@@ -363,8 +393,14 @@ mod tests {
 
     #[test]
     fn local_commands_and_meta_lines_are_ignored() {
-        assert!(matches!(event(r#"{"type":"user","message":{"content":"<command-name>/model</command-name>"}}"#), Event::Ignored(_)));
-        assert!(matches!(event(r#"{"type":"user","isMeta":true,"message":{"content":"Caveat"}}"#), Event::Ignored(_)));
+        assert!(matches!(
+            event(r#"{"type":"user","message":{"content":"<command-name>/model</command-name>"}}"#),
+            Event::Ignored(_)
+        ));
+        assert!(matches!(
+            event(r#"{"type":"user","isMeta":true,"message":{"content":"Caveat"}}"#),
+            Event::Ignored(_)
+        ));
     }
 
     #[test]
@@ -376,7 +412,10 @@ mod tests {
     #[test]
     fn api_error_message_is_failed_not_done() {
         let l = r#"{"type":"assistant","isApiErrorMessage":true,"message":{"model":"<synthetic>","content":[{"type":"text","text":"API Error: 529 Overloaded"}],"stop_reason":"stop_sequence"}}"#;
-        assert_eq!(event(l), Event::ApiError("API Error: 529 Overloaded".into()));
+        assert_eq!(
+            event(l),
+            Event::ApiError("API Error: 529 Overloaded".into())
+        );
         let synthetic = r#"{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"Prompt is too long"}]}}"#;
         assert!(matches!(event(synthetic), Event::ApiError(_)));
         let note = r#"{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"No response requested."}]}}"#;
@@ -385,7 +424,11 @@ mod tests {
 
     #[test]
     fn stop_reasons_reduce_to_three_kinds() {
-        let with = |r: &str| format!(r#"{{"type":"assistant","message":{{"id":"m","content":[],"stop_reason":{r}}}}}"#);
+        let with = |r: &str| {
+            format!(
+                r#"{{"type":"assistant","message":{{"id":"m","content":[],"stop_reason":{r}}}}}"#
+            )
+        };
         let stop = |r: &str| match event(&with(r)) {
             Event::Assistant(p) => p.stop,
             e => panic!("{e:?}"),
@@ -407,8 +450,14 @@ mod tests {
 
     #[test]
     fn turn_end_markers() {
-        assert_eq!(event(r#"{"type":"system","subtype":"turn_duration"}"#), Event::TurnEnded("turn_duration"));
-        assert_eq!(event(r#"{"type":"system","subtype":"stop_hook_summary"}"#), Event::TurnEnded("stop_hook_summary"));
+        assert_eq!(
+            event(r#"{"type":"system","subtype":"turn_duration"}"#),
+            Event::TurnEnded("turn_duration")
+        );
+        assert_eq!(
+            event(r#"{"type":"system","subtype":"stop_hook_summary"}"#),
+            Event::TurnEnded("stop_hook_summary")
+        );
         let hook = r#"{"type":"progress","data":{"type":"hook_progress","hookEvent":"Stop"}}"#;
         assert!(matches!(event(hook), Event::TurnEnded(_)));
         let nested = r#"{"type":"progress","data":{"type":"agent_progress","message":{"type":"assistant","message":{"stop_reason":"end_turn"}}}}"#;
@@ -417,7 +466,10 @@ mod tests {
 
     #[test]
     fn broken_lines_are_invalid_not_panics() {
-        assert!(matches!(event(r#"{"type":"user","mess"#), Event::Invalid(_)));
+        assert!(matches!(
+            event(r#"{"type":"user","mess"#),
+            Event::Invalid(_)
+        ));
         assert!(matches!(event("[1,2]"), Event::Invalid(_)));
         assert!(matches!(event(r#"{"type":5}"#), Event::Invalid(_)));
         assert!(matches!(event(""), Event::Ignored(_)));

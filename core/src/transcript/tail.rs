@@ -20,6 +20,9 @@ pub struct TailOptions {
     /// Give up looking for the turn start after this many bytes; classify
     /// from the earliest line reached (the reason says so).
     pub max_scan_bytes: u64,
+    /// Count the lines before the turn start so verdicts name line numbers
+    /// (reads the whole file: for `explain`, not for the hot path).
+    pub count_lines: bool,
 }
 
 impl Default for TailOptions {
@@ -27,6 +30,7 @@ impl Default for TailOptions {
         TailOptions {
             chunk_bytes: 64 << 10,
             max_scan_bytes: 64 << 20,
+            count_lines: false,
         }
     }
 }
@@ -46,10 +50,18 @@ pub struct TailVerdict {
 }
 
 /// Classifies `file` from its tail. Only complete lines count.
-pub fn classify_tail<R: Read + Seek>(file: &mut R, options: TailOptions) -> io::Result<TailVerdict> {
+pub fn classify_tail<R: Read + Seek>(
+    file: &mut R,
+    options: TailOptions,
+) -> io::Result<TailVerdict> {
     let len = file.seek(SeekFrom::End(0))?;
     let (start, truncated) = find_turn_start(file, len, options)?;
-    let mut classifier = Classifier::starting_at(start);
+    let lines_before = if options.count_lines {
+        Some(count_lines(file, start)?)
+    } else {
+        None
+    };
+    let mut classifier = Classifier::starting_at(start, lines_before);
     file.seek(SeekFrom::Start(start))?;
     let mut chunk = vec![0u8; options.chunk_bytes.max(1)];
     let mut remaining = len - start;
@@ -79,7 +91,11 @@ pub fn classify_tail<R: Read + Seek>(file: &mut R, options: TailOptions) -> io::
 
 /// Offset of the last prompt line (or of the earliest line within the scan
 /// limit, with `true`). A trailing line without newline is not considered.
-fn find_turn_start<R: Read + Seek>(file: &mut R, len: u64, options: TailOptions) -> io::Result<(u64, bool)> {
+fn find_turn_start<R: Read + Seek>(
+    file: &mut R,
+    len: u64,
+    options: TailOptions,
+) -> io::Result<(u64, bool)> {
     let chunk_len = options.chunk_bytes.max(1) as u64;
     let mut chunk = Vec::new();
     // `line_end` is the end (after its newline) of the line being delimited;
@@ -108,7 +124,13 @@ fn find_turn_start<R: Read + Seek>(file: &mut R, len: u64, options: TailOptions)
 
 /// Reads `[start, end)` (from the chunk when it lies inside) and tells
 /// whether it is a real user prompt.
-fn is_prompt_line<R: Read + Seek>(file: &mut R, start: u64, end: u64, chunk_from: u64, chunk: &[u8]) -> io::Result<bool> {
+fn is_prompt_line<R: Read + Seek>(
+    file: &mut R,
+    start: u64,
+    end: u64,
+    chunk_from: u64,
+    chunk: &[u8],
+) -> io::Result<bool> {
     let chunk_end = chunk_from + chunk.len() as u64;
     let owned;
     let bytes: &[u8] = if start >= chunk_from && end <= chunk_end {
@@ -122,7 +144,25 @@ fn is_prompt_line<R: Read + Seek>(file: &mut R, start: u64, end: u64, chunk_from
     Ok(line::may_be_prompt(bytes) && line::parse(bytes).0 == Event::Prompt)
 }
 
-fn read_at<R: Read + Seek>(file: &mut R, from: u64, len: usize, buf: &mut Vec<u8>) -> io::Result<()> {
+fn count_lines<R: Read + Seek>(file: &mut R, end: u64) -> io::Result<u64> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = file.take(end);
+    let mut buf = vec![0u8; 1 << 16];
+    let mut lines = 0;
+    loop {
+        match reader.read(&mut buf)? {
+            0 => return Ok(lines),
+            n => lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64,
+        }
+    }
+}
+
+fn read_at<R: Read + Seek>(
+    file: &mut R,
+    from: u64,
+    len: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<()> {
     buf.clear();
     file.seek(SeekFrom::Start(from))?;
     file.take(len as u64).read_to_end(buf)?;
@@ -151,7 +191,11 @@ mod tests {
         let text = format!("{PROMPT}\n{FINAL}\n{PROMPT}\n{FINAL}\n");
         for chunk in [1, 7, 64, 1 << 16] {
             let t = cold(text.as_bytes(), chunk);
-            assert_eq!(t.start as usize, PROMPT.len() + FINAL.len() + 2, "chunk {chunk}");
+            assert_eq!(
+                t.start as usize,
+                PROMPT.len() + FINAL.len() + 2,
+                "chunk {chunk}"
+            );
             assert_eq!(t.verdict.state, State::Done);
         }
     }
@@ -178,12 +222,18 @@ mod tests {
         let options = TailOptions {
             chunk_bytes: 256,
             max_scan_bytes: 1000,
+            count_lines: true,
         };
         let t = classify_tail(&mut Cursor::new(text.as_bytes()), options).unwrap();
         assert!(t.truncated);
         assert!(t.start > 0);
         assert_eq!(t.verdict.state, State::Done);
         assert!(t.verdict.reason.contains("no turn start"));
+        assert_eq!(
+            t.verdict.line,
+            Some(101),
+            "counted lines name the deciding line"
+        );
     }
 
     #[test]

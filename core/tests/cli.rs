@@ -1,0 +1,126 @@
+//! The `turnstile` binary as scripts use it: JSON out, clear errors, exit codes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_turnstile");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/claude-code");
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn turnstile");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+}
+
+#[test]
+fn transcript_gives_state_source_reason_session_and_answer() {
+    let path = format!("{FIXTURES}/2.1.332-tool/transcript.jsonl");
+    let v = json(&run(&["transcript", &path], b""));
+    assert_eq!(v["state"], "done");
+    assert_eq!(v["source"], "transcript");
+    assert_eq!(v["answer"], "Done: slept 4s.");
+    assert_eq!(v["session_id"], "d1c39797-6abc-49d2-8f76-b6868d39f10f");
+    assert_eq!(v["offset"], 162401, "the final answer line decides");
+}
+
+#[test]
+fn screen_reads_stdin_with_ansi_escapes() {
+    let screen = "\x1b[38;5;246m\u{273b}\x1b[39m Sautéed for 1m 2s · done 7:23 PM\n";
+    let v = json(&run(&["screen", "-"], screen.as_bytes()));
+    assert_eq!(v["state"], "done");
+    assert_eq!(v["rule"], "banner");
+    assert_eq!(v["line"], "\u{273b} Sautéed for 1m 2s · done 7:23 PM");
+}
+
+#[test]
+fn missing_file_is_a_one_line_error_and_exit_2() {
+    let out = run(&["transcript", "/nonexistent/x.jsonl"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("turnstile: cannot open /nonexistent/x.jsonl"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_directory_is_unreadable_input() {
+    let out = run(&["transcript", FIXTURES], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn help_explains_states_and_sources() {
+    let out = run(&["--help"], b"");
+    let help = String::from_utf8_lossy(&out.stdout);
+    for word in [
+        "working",
+        "done",
+        "failed",
+        "interrupted",
+        "waiting",
+        "transcript",
+        "hook",
+        "screen",
+        "EXIT CODES",
+    ] {
+        assert!(help.contains(word), "--help lacks {word}");
+    }
+}
+
+#[test]
+fn explain_names_the_deciding_line_for_people() {
+    let path = format!("{FIXTURES}/2.1.39-tool/transcript.jsonl");
+    let out = run(&["explain", &path], b"");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    insta::assert_snapshot!("explain_old_release_candidate", text);
+}
+
+#[test]
+fn explain_a_screen_dump() {
+    let out = run(
+        &["explain", "--as", "screen", "-"],
+        "● Hi\n✻ Brewed for 4s\n".as_bytes(),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    insta::assert_snapshot!("explain_screen_banner", text);
+}
+
+#[test]
+fn session_status_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("123.json");
+    std::fs::write(
+        &path,
+        r#"{"pid":123,"sessionId":"s","status":"waiting","waitingFor":"permission prompt"}"#,
+    )
+    .unwrap();
+    let v = json(&run(&["session", path.to_str().unwrap()], b""));
+    assert_eq!(
+        (v["state"].as_str(), v["waiting_for"].as_str()),
+        (Some("waiting"), Some("permission prompt"))
+    );
+}

@@ -1,0 +1,73 @@
+//! Property tests: no input makes a parser panic, and how bytes are split
+//! into appends never changes the transcript verdict.
+
+use proptest::prelude::*;
+use std::io::Cursor;
+use turnstile_core::transcript::{classify_tail, Classifier, TailOptions};
+use turnstile_core::{ansi, screen};
+
+const FIXTURE: &[u8] =
+    include_bytes!("../../tests/fixtures/claude-code/2.1.39-hooks/transcript.jsonl");
+
+/// Lines that look like transcript lines, mixed with junk, so the parser's
+/// deeper branches are reached, not only its JSON error path.
+fn transcript_line() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(br#"{"type":"user","message":{"content":"go"}}"#.to_vec()),
+        Just(br#"{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"Agent","input":{"run_in_background":true}}]}}"#.to_vec()),
+        Just(br#"{"type":"assistant","message":{"id":"n","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn"}}"#.to_vec()),
+        Just(br#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]}}"#.to_vec()),
+        Just(br#"{"type":"user","message":{"content":"<task-notification>x</task-notification>"}}"#.to_vec()),
+        Just(br#"{"type":"system","subtype":"turn_duration"}"#.to_vec()),
+        Just(br#"{"type":"assistant","message":{"content":5,"stop_reason":[]},"isSidechain":"yes"}"#.to_vec()),
+        proptest::collection::vec(any::<u8>(), 0..200),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_bytes_never_panic_the_transcript_classifiers(bytes in proptest::collection::vec(any::<u8>(), 0..4000)) {
+        let mut c = Classifier::new();
+        c.feed(&bytes);
+        let _ = c.verdict();
+        let _ = classify_tail(&mut Cursor::new(&bytes), TailOptions { chunk_bytes: 64, ..TailOptions::default() });
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics_the_screen_matcher(text in any::<String>()) {
+        let plain = ansi::strip(&text);
+        let rows: Vec<&str> = plain.lines().collect();
+        let _ = screen::classify(&rows);
+        let raw: Vec<&str> = text.split('\n').collect();
+        let _ = screen::classify(&raw);
+    }
+
+    #[test]
+    fn structured_lines_agree_incremental_and_cold(lines in proptest::collection::vec(transcript_line(), 0..30)) {
+        let mut data = Vec::new();
+        for l in &lines {
+            data.extend_from_slice(l);
+            data.push(b'\n');
+        }
+        let mut c = Classifier::new();
+        c.feed(&data);
+        let inc = c.verdict();
+        let cold = classify_tail(&mut Cursor::new(&data), TailOptions { chunk_bytes: 97, ..TailOptions::default() }).unwrap().verdict;
+        prop_assert_eq!((inc.state, inc.candidate, inc.answer), (cold.state, cold.candidate, cold.answer));
+    }
+
+    #[test]
+    fn splitting_appends_anywhere_gives_the_same_verdict(cuts in proptest::collection::vec(0usize..FIXTURE.len(), 0..20)) {
+        let mut cuts = cuts;
+        cuts.sort_unstable();
+        let mut c = Classifier::new();
+        let mut from = 0;
+        for cut in cuts.into_iter().chain([FIXTURE.len()]) {
+            c.feed(&FIXTURE[from..cut]);
+            from = cut;
+        }
+        let mut whole = Classifier::new();
+        whole.feed(FIXTURE);
+        prop_assert_eq!(c.verdict(), whole.verdict());
+    }
+}

@@ -1,0 +1,228 @@
+//! Replays every real Claude Code recording in `tests/fixtures/claude-code`:
+//! every transcript prefix (line boundaries and cuts inside lines) and every
+//! screen frame. Nothing may say `done` before the turn had finished, and the
+//! incremental and cold classifiers must agree on every prefix.
+
+use serde_json::Value;
+use std::io::Cursor;
+use std::path::PathBuf;
+use turnstile_core::transcript::{classify_tail, Classifier, TailOptions, TranscriptVerdict};
+use turnstile_core::{ansi, screen, State};
+
+fn corpus() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/claude-code");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("fixtures folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("truth.json").exists())
+        .collect();
+    dirs.sort();
+    assert!(
+        dirs.len() >= 5,
+        "expected the recorded fixtures in {}",
+        root.display()
+    );
+    dirs
+}
+
+fn json(path: PathBuf) -> Value {
+    serde_json::from_slice(&std::fs::read(&path).expect("fixture file")).expect("fixture JSON")
+}
+
+/// The turn that is current at a line boundary `offset`.
+fn current_turn(turns: &[Value], offset: u64) -> Option<&Value> {
+    turns
+        .iter()
+        .rev()
+        .find(|t| t["prompt_end"].as_u64().is_some_and(|e| offset >= e))
+}
+
+/// Done is allowed once the turn's outcome line (a done) is complete.
+fn done_allowed(turns: &[Value], offset: u64) -> bool {
+    current_turn(turns, offset).is_some_and(|t| {
+        t["outcome"] == "done" && t["outcome_offset"].as_u64().is_some_and(|o| offset >= o)
+    })
+}
+
+/// Line boundaries plus three cuts inside every line.
+fn cut_points(data: &[u8]) -> Vec<(usize, usize)> {
+    let mut cuts = vec![(0, 0)];
+    let mut start = 0;
+    while start < data.len() {
+        let end = memchr_newline(data, start);
+        for cut in [start + 1, (start + end) / 2, end.saturating_sub(1)] {
+            if cut > start && cut < end {
+                cuts.push((cut, start));
+            }
+        }
+        cuts.push((end, end));
+        start = end;
+    }
+    cuts
+}
+
+fn memchr_newline(data: &[u8], from: usize) -> usize {
+    data[from..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(data.len(), |i| from + i + 1)
+}
+
+fn incremental(prefix: &[u8]) -> TranscriptVerdict {
+    let mut c = Classifier::new();
+    // Feed in uneven pieces, as appends arrive.
+    for piece in prefix.chunks(777) {
+        c.feed(piece);
+    }
+    c.verdict()
+}
+
+fn cold(prefix: &[u8]) -> TranscriptVerdict {
+    let options = TailOptions {
+        chunk_bytes: 4096,
+        ..TailOptions::default()
+    };
+    classify_tail(&mut Cursor::new(prefix), options)
+        .expect("in-memory read")
+        .verdict
+}
+
+#[test]
+fn no_transcript_prefix_says_done_before_the_turn_finished() {
+    for dir in corpus() {
+        let truth = json(dir.join("truth.json"));
+        let turns = truth["turns"].as_array().expect("turns");
+        let data = std::fs::read(dir.join("transcript.jsonl")).expect("transcript");
+        for (cut, line_start) in cut_points(&data) {
+            let v = incremental(&data[..cut]);
+            if v.state == State::Done {
+                assert!(
+                    done_allowed(turns, line_start as u64),
+                    "{}: false done at byte {cut}: {}",
+                    dir.display(),
+                    v.reason
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn incremental_and_cold_agree_on_every_prefix() {
+    for dir in corpus() {
+        let data = std::fs::read(dir.join("transcript.jsonl")).expect("transcript");
+        for (cut, _) in cut_points(&data) {
+            let (a, b) = (incremental(&data[..cut]), cold(&data[..cut]));
+            assert_eq!(
+                (a.state, a.candidate, &a.answer, a.offset),
+                (b.state, b.candidate, &b.answer, b.offset),
+                "{} at byte {cut}",
+                dir.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn every_finished_turn_yields_its_recorded_answer() {
+    for dir in corpus() {
+        let truth = json(dir.join("truth.json"));
+        let data = std::fs::read(dir.join("transcript.jsonl")).expect("transcript");
+        for turn in truth["turns"].as_array().expect("turns") {
+            let (Some(answer), Some(end)) =
+                (turn["answer"].as_str(), turn["confirm_offset"].as_u64())
+            else {
+                continue;
+            };
+            let v = cold(&data[..end as usize]);
+            assert_eq!(v.state, State::Done, "{}: {}", dir.display(), v.reason);
+            assert_eq!(v.answer.as_deref(), Some(answer), "{}", dir.display());
+        }
+    }
+}
+
+/// Screen truth: done may only show from a done turn's first finished frame
+/// on (minus half a second, the scorer's edge tolerance) until half a second
+/// after the next prompt.
+fn screen_done_allowed(turns: &[Value], t: f64) -> bool {
+    let done_at = |at: f64| {
+        let current = turns
+            .iter()
+            .rev()
+            .find(|turn| turn["prompt_t"].as_f64().is_some_and(|p| at >= p));
+        current.is_some_and(|turn| {
+            turn["outcome"] == "done"
+                && turn["screen_over_t"]
+                    .as_f64()
+                    .is_some_and(|over| t >= over - 0.5)
+        })
+    };
+    done_at(t) || done_at(t - 0.5)
+}
+
+#[test]
+fn no_screen_frame_says_done_before_the_turn_finished() {
+    let mut banners_seen = 0;
+    for dir in corpus() {
+        let truth = json(dir.join("truth.json"));
+        let turns = truth["turns"].as_array().expect("turns");
+        let frames = json(dir.join("frames.json"));
+        let mut screen_text = String::new();
+        for frame in frames["frames"].as_array().expect("frames") {
+            if let Some(s) = frame["screen"].as_str() {
+                screen_text = ansi::strip(s);
+            }
+            let rows: Vec<&str> = screen_text.lines().collect();
+            let v = screen::classify(&rows);
+            let t = frame["t"].as_f64().expect("t");
+            if v.state == State::Done {
+                banners_seen += 1;
+                assert!(
+                    screen_done_allowed(turns, t),
+                    "{}: false screen done at t={t}: {:?}",
+                    dir.display(),
+                    v.line
+                );
+            }
+        }
+    }
+    assert!(
+        banners_seen > 50,
+        "the 2.1.332 recordings show banners; saw {banners_seen}"
+    );
+}
+
+#[test]
+fn screen_shows_working_while_every_turn_runs() {
+    for dir in corpus() {
+        let truth = json(dir.join("truth.json"));
+        let frames = json(dir.join("frames.json"));
+        let turns = truth["turns"].as_array().expect("turns");
+        let mut screen_text = String::new();
+        for frame in frames["frames"].as_array().expect("frames") {
+            if let Some(s) = frame["screen"].as_str() {
+                screen_text = ansi::strip(s);
+            }
+            let t = frame["t"].as_f64().expect("t");
+            let running = turns.iter().any(|turn| {
+                let (p, over) = (
+                    turn["prompt_t"].as_f64().unwrap_or(0.0),
+                    turn["screen_over_t"].as_f64().unwrap_or(0.0),
+                );
+                t > p + 0.5 && t < over - 0.5
+            });
+            if running {
+                let rows: Vec<&str> = screen_text.lines().collect();
+                let v = screen::classify(&rows);
+                assert_eq!(
+                    v.state,
+                    State::Working,
+                    "{} t={t}: {:?} {:?}",
+                    dir.display(),
+                    v.rule,
+                    v.line
+                );
+            }
+        }
+    }
+}
