@@ -16,14 +16,23 @@ const TOOL_TURN: &[u8] = include_bytes!("../../tests/fixtures/claude-code/2.1.33
 /// A 40×120 viewport: a long answer above the finished banner and the input box.
 fn viewport(busy: bool) -> Vec<String> {
     let mut rows: Vec<String> = (0..33)
-        .map(|i| format!("  line {i} of a long answer that fills the pane with prose about the change {}", "x".repeat(30)))
+        .map(|i| {
+            format!(
+                "  line {i} of a long answer that fills the pane with prose about the change {}",
+                "x".repeat(30)
+            )
+        })
         .collect();
     rows.push("● Done: slept 4s.".into());
     rows.push("✻ Cooked for 4s · done 5:28 AM".into());
     rows.push("─".repeat(120));
     rows.push("❯ ".into());
     rows.push("─".repeat(120));
-    let footer = if busy { "  ⏵⏵ bypass permissions on (shift+tab to cycle) · esc to interrupt" } else { "  ⏵⏵ bypass permissions on (shift+tab to cycle)" };
+    let footer = if busy {
+        "  ⏵⏵ bypass permissions on (shift+tab to cycle) · esc to interrupt"
+    } else {
+        "  ⏵⏵ bypass permissions on (shift+tab to cycle)"
+    };
     rows.push(footer.into());
     rows.push(String::new());
     rows
@@ -32,12 +41,22 @@ fn viewport(busy: bool) -> Vec<String> {
 fn bench_screen(c: &mut Criterion) {
     let done = viewport(false);
     let busy = viewport(true);
-    let answer_only: Vec<String> = (0..40).map(|i| format!("  plain answer row {i} {}", "y".repeat(90))).collect();
-    c.bench_function("screen/40x120 banner", |b| b.iter(|| screen::classify(black_box(&done)).state));
-    c.bench_function("screen/40x120 busy footer", |b| b.iter(|| screen::classify(black_box(&busy)).state));
-    c.bench_function("screen/40x120 no status (full scan)", |b| b.iter(|| screen::classify(black_box(&answer_only)).state));
+    let answer_only: Vec<String> = (0..40)
+        .map(|i| format!("  plain answer row {i} {}", "y".repeat(90)))
+        .collect();
+    c.bench_function("screen/40x120 banner", |b| {
+        b.iter(|| screen::classify(black_box(&done)).state)
+    });
+    c.bench_function("screen/40x120 busy footer", |b| {
+        b.iter(|| screen::classify(black_box(&busy)).state)
+    });
+    c.bench_function("screen/40x120 no status (full scan)", |b| {
+        b.iter(|| screen::classify(black_box(&answer_only)).state)
+    });
     let dump = busy.join("\n");
-    c.bench_function("screen/strip ansi 40x120", |b| b.iter(|| ansi::strip(black_box(&dump)).len()));
+    c.bench_function("screen/strip ansi 40x120", |b| {
+        b.iter(|| ansi::strip(black_box(&dump)).len())
+    });
 }
 
 fn bench_incremental(c: &mut Criterion) {
@@ -96,7 +115,10 @@ fn generated(bytes: u64) -> PathBuf {
 }
 
 fn bench_cold(c: &mut Criterion) {
-    let gigabytes: u64 = std::env::var("TURNSTILE_BENCH_GB").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let gigabytes: u64 = std::env::var("TURNSTILE_BENCH_GB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
     let mut sizes = vec![10 << 20];
     if gigabytes > 0 {
         sizes.push(gigabytes << 30);
@@ -106,7 +128,10 @@ fn bench_cold(c: &mut Criterion) {
         c.bench_function(&format!("transcript/cold tail of {} MB", size >> 20), |b| {
             b.iter(|| {
                 let mut f = File::open(&path).expect("open");
-                classify_tail(&mut f, TailOptions::default()).expect("read").verdict.state
+                classify_tail(&mut f, TailOptions::default())
+                    .expect("read")
+                    .verdict
+                    .state
             })
         });
     }

@@ -190,30 +190,18 @@ impl PaneArbiter {
                 return fused;
             }
         }
-        let settled_end = [&self.screen, &self.session]
-            .into_iter()
-            .flatten()
-            .find(|o| {
-                matches!(
-                    o.verdict.state,
-                    State::Failed | State::Interrupted | State::Idle
-                ) && o.since > a.since
-                    && now.saturating_sub(o.since) >= SETTLE_MS
-            });
+        let settled_end = [&self.screen, &self.session].into_iter().flatten().find(|o| {
+            matches!(o.verdict.state, State::Failed | State::Interrupted | State::Idle)
+                && o.since > a.since
+                && now.saturating_sub(o.since) >= SETTLE_MS
+        });
         if let Some(o) = settled_end {
-            return from_obs(
-                o,
-                false,
-                "the turn ended where the transcript cannot see it",
-            );
+            return from_obs(o, false, "the turn ended where the transcript cannot see it");
         }
         if a.verdict.state == State::Unknown {
             return self.without_authority(now);
         }
-        let dropped = self
-            .screen
-            .as_ref()
-            .is_some_and(|s| s.verdict.state == State::Done);
+        let dropped = self.screen.as_ref().is_some_and(|s| s.verdict.state == State::Done);
         let note = if dropped {
             "screen done dropped: the authoritative source says working"
         } else {
@@ -225,8 +213,7 @@ impl PaneArbiter {
     /// Quiet screen or idle session observed after the candidate appeared.
     fn candidate_confirmation(&self, a: &Observation) -> Option<&'static str> {
         let quiet_screen = self.screen.as_ref().is_some_and(|s| {
-            s.verdict.at >= a.since
-                && matches!(s.verdict.state, State::Done | State::Unknown | State::Idle)
+            s.verdict.at >= a.since && matches!(s.verdict.state, State::Done | State::Unknown | State::Idle)
         });
         let idle_session = self
             .session
@@ -243,10 +230,7 @@ impl PaneArbiter {
 
     /// No authoritative source: session status and screen guesses.
     fn without_authority(&self, _now: Millis) -> Fused {
-        let session_busy = self
-            .session
-            .as_ref()
-            .filter(|s| s.verdict.state == State::Working);
+        let session_busy = self.session.as_ref().filter(|s| s.verdict.state == State::Working);
         match (&self.screen, session_busy) {
             (Some(s), Some(busy)) if s.verdict.state.is_turn_end() && s.since <= busy.since => {
                 from_obs(busy, false, "screen end dropped: the session is busy")
@@ -390,11 +374,7 @@ mod tests {
         let mut a = PaneArbiter::new();
         a.observe(keyed(State::Working, "1", 10));
         a.observe(v(State::Interrupted, Source::Screen, 20));
-        assert_eq!(
-            a.fused().state,
-            State::Working,
-            "not before the settle time"
-        );
+        assert_eq!(a.fused().state, State::Working, "not before the settle time");
         let edge = a.refuse(20 + SETTLE_MS).unwrap();
         assert_eq!(edge.to, State::Interrupted);
         assert!(!edge.is_confirmed_done());

@@ -163,15 +163,13 @@ impl<'a> Scan<'a> {
 
     fn dialog(&self, index: usize, text: &'a str) -> Option<ScreenVerdict<'a>> {
         let option_row = self.selected_option?;
-        (option_row > index && option_row - index <= DIALOG_QUESTION_REACH).then_some(
-            ScreenVerdict {
-                state: State::Waiting,
-                rule: Rule::PermissionDialog,
-                line: Some(text),
-                row: Some(index),
-                active: self.is_active(),
-            },
-        )
+        (option_row > index && option_row - index <= DIALOG_QUESTION_REACH).then_some(ScreenVerdict {
+            state: State::Waiting,
+            rule: Rule::PermissionDialog,
+            line: Some(text),
+            row: Some(index),
+            active: self.is_active(),
+        })
     }
 
     /// Only the footer proves activity on its own; a prompt echo proves a new
@@ -195,14 +193,7 @@ impl<'a> Scan<'a> {
         self.verdict(state, rule, index, text, active)
     }
 
-    fn verdict(
-        &self,
-        state: State,
-        rule: Rule,
-        row: usize,
-        line: &'a str,
-        active: bool,
-    ) -> ScreenVerdict<'a> {
+    fn verdict(&self, state: State, rule: Rule, row: usize, line: &'a str, active: bool) -> ScreenVerdict<'a> {
         ScreenVerdict {
             state,
             rule,
@@ -364,10 +355,7 @@ fn spinner_re() -> &'static Regex {
 }
 
 fn glyph_class() -> String {
-    GLYPHS
-        .iter()
-        .map(|g| regex::escape(&g.to_string()))
-        .collect()
+    GLYPHS.iter().map(|g| regex::escape(&g.to_string())).collect()
 }
 
 #[cfg(test)]
@@ -446,18 +434,9 @@ mod tests {
     #[test]
     fn glyph_lines_that_are_not_banners() {
         let cases = [
-            (
-                "✻ 529 Overloaded · retrying in 12s · attempt 6/10",
-                Rule::Retrying,
-            ),
-            (
-                "✻ API error · retrying in 1s · attempt 1/10",
-                Rule::Retrying,
-            ),
-            (
-                "✻ Waiting for 1 background agent to finish",
-                Rule::BackgroundAgents,
-            ),
+            ("✻ 529 Overloaded · retrying in 12s · attempt 6/10", Rule::Retrying),
+            ("✻ API error · retrying in 1s · attempt 1/10", Rule::Retrying),
+            ("✻ Waiting for 1 background agent to finish", Rule::BackgroundAgents),
             ("✻ Pondering for 4s", Rule::NoStatus),
             ("✻ Cooked for a while", Rule::NoStatus),
             ("✻ cooked for 4s", Rule::NoStatus),
@@ -481,10 +460,7 @@ mod tests {
 
     #[test]
     fn old_banner_while_answer_streams_is_working_by_footer() {
-        let s = with_box(
-            "✻ Cooked for 4s · done 5:28 AM\n● Streaming the answer",
-            BOX_BUSY,
-        );
+        let s = with_box("✻ Cooked for 4s · done 5:28 AM\n● Streaming the answer", BOX_BUSY);
         let v = screen(&s);
         assert_eq!((v.state, v.rule), (State::Working, Rule::FooterActivity));
     }
@@ -498,18 +474,14 @@ mod tests {
 
     #[test]
     fn text_typed_in_input_box_does_not_start_a_turn() {
-        let s =
-            "✻ Cooked for 4s · done 5:28 AM\n──────────\n❯ draft not sent\n──────────\n  footer";
+        let s = "✻ Cooked for 4s · done 5:28 AM\n──────────\n❯ draft not sent\n──────────\n  footer";
         assert_eq!(screen(s).state, State::Done);
     }
 
     #[test]
     fn first_tenth_of_a_second_spinner_without_brackets() {
         assert_eq!(screen("· Gusting…").rule, Rule::Spinner);
-        assert_eq!(
-            screen("✻ Burrowing… (running stop hook)").rule,
-            Rule::Spinner
-        );
+        assert_eq!(screen("✻ Burrowing… (running stop hook)").rule, Rule::Spinner);
     }
 
     #[test]
@@ -532,10 +504,7 @@ mod tests {
 
     #[test]
     fn interrupt_text_is_interrupted_not_done() {
-        let s = with_box(
-            "● Running it.\n  ⎿  Interrupted · What should Claude do instead?",
-            BOX,
-        );
+        let s = with_box("● Running it.\n  ⎿  Interrupted · What should Claude do instead?", BOX);
         assert_eq!(screen(&s).state, State::Interrupted);
     }
 

@@ -93,8 +93,6 @@ mod tests {
 
     #[test]
     fn garbage_is_a_clear_error() {
-        assert!(SessionStatus::parse(b"\xff{")
-            .unwrap_err()
-            .contains("unreadable"));
+        assert!(SessionStatus::parse(b"\xff{").unwrap_err().contains("unreadable"));
     }
 }

@@ -99,14 +99,9 @@ impl Source {
 
     /// Parses the lowercase name; `None` for anything else.
     pub fn parse(name: &str) -> Option<Source> {
-        [
-            Source::Transcript,
-            Source::Hook,
-            Source::Session,
-            Source::Screen,
-        ]
-        .into_iter()
-        .find(|s| s.as_str() == name)
+        [Source::Transcript, Source::Hook, Source::Session, Source::Screen]
+            .into_iter()
+            .find(|s| s.as_str() == name)
     }
 
     /// Transcript and hook verdicts are authoritative: they may confirm a

@@ -24,11 +24,7 @@ fn run(args: &[&str], stdin: &[u8]) -> Output {
 }
 
 fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
 }
 
@@ -57,10 +53,7 @@ fn missing_file_is_a_one_line_error_and_exit_2() {
     let out = run(&["transcript", "/nonexistent/x.jsonl"], b"");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.starts_with("turnstile: cannot open /nonexistent/x.jsonl"),
-        "{err}"
-    );
+    assert!(err.starts_with("turnstile: cannot open /nonexistent/x.jsonl"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(out.stdout.is_empty());
 }

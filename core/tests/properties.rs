@@ -6,8 +6,7 @@ use std::io::Cursor;
 use turnstile_core::transcript::{classify_tail, Classifier, TailOptions};
 use turnstile_core::{ansi, screen};
 
-const FIXTURE: &[u8] =
-    include_bytes!("../../tests/fixtures/claude-code/2.1.39-hooks/transcript.jsonl");
+const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/claude-code/2.1.39-hooks/transcript.jsonl");
 
 /// Lines that look like transcript lines, mixed with junk, so the parser's
 /// deeper branches are reached, not only its JSON error path.

@@ -17,11 +17,7 @@ fn corpus() -> Vec<PathBuf> {
         .filter(|p| p.join("truth.json").exists())
         .collect();
     dirs.sort();
-    assert!(
-        dirs.len() >= 5,
-        "expected the recorded fixtures in {}",
-        root.display()
-    );
+    assert!(dirs.len() >= 5, "expected the recorded fixtures in {}", root.display());
     dirs
 }
 
@@ -39,9 +35,8 @@ fn current_turn(turns: &[Value], offset: u64) -> Option<&Value> {
 
 /// Done is allowed once the turn's outcome line (a done) is complete.
 fn done_allowed(turns: &[Value], offset: u64) -> bool {
-    current_turn(turns, offset).is_some_and(|t| {
-        t["outcome"] == "done" && t["outcome_offset"].as_u64().is_some_and(|o| offset >= o)
-    })
+    current_turn(turns, offset)
+        .is_some_and(|t| t["outcome"] == "done" && t["outcome_offset"].as_u64().is_some_and(|o| offset >= o))
 }
 
 /// Line boundaries plus three cuts inside every line.
@@ -129,9 +124,7 @@ fn every_finished_turn_yields_its_recorded_answer() {
         let truth = json(dir.join("truth.json"));
         let data = std::fs::read(dir.join("transcript.jsonl")).expect("transcript");
         for turn in truth["turns"].as_array().expect("turns") {
-            let (Some(answer), Some(end)) =
-                (turn["answer"].as_str(), turn["confirm_offset"].as_u64())
-            else {
+            let (Some(answer), Some(end)) = (turn["answer"].as_str(), turn["confirm_offset"].as_u64()) else {
                 continue;
             };
             let v = cold(&data[..end as usize]);
@@ -151,10 +144,7 @@ fn screen_done_allowed(turns: &[Value], t: f64) -> bool {
             .rev()
             .find(|turn| turn["prompt_t"].as_f64().is_some_and(|p| at >= p));
         current.is_some_and(|turn| {
-            turn["outcome"] == "done"
-                && turn["screen_over_t"]
-                    .as_f64()
-                    .is_some_and(|over| t >= over - 0.5)
+            turn["outcome"] == "done" && turn["screen_over_t"].as_f64().is_some_and(|over| t >= over - 0.5)
         })
     };
     done_at(t) || done_at(t - 0.5)

@@ -6,7 +6,8 @@ use turnstile_core::transcript::{classify_tail, Classifier, TailOptions};
 use turnstile_core::State;
 
 const PROMPT: &str = r#"{"type":"user","message":{"content":"go"}}"#;
-const FINAL: &str = r#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn"}}"#;
+const FINAL: &str =
+    r#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn"}}"#;
 
 fn cold(bytes: &[u8]) -> turnstile_core::transcript::TranscriptVerdict {
     classify_tail(&mut Cursor::new(bytes), TailOptions::default())
@@ -36,9 +37,7 @@ fn a_64_mb_tool_result_line_is_read_and_resolves_its_tool_call() {
 #[test]
 fn non_utf8_bytes_inside_an_answer_keep_the_verdict_and_the_rest_of_the_text() {
     let mut data = format!("{PROMPT}\n").into_bytes();
-    data.extend_from_slice(
-        br#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"caf"#,
-    );
+    data.extend_from_slice(br#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"caf"#);
     data.extend_from_slice(&[0xe9, 0xff]);
     data.extend_from_slice(b"!\"}],\"stop_reason\":\"end_turn\"}}\n");
     let v = cold(&data);
@@ -68,10 +67,7 @@ fn a_truncated_then_replaced_file_is_classified_fresh() {
     std::fs::write(&path, format!("{PROMPT}\n{FINAL}\n")).unwrap();
     let mut file = std::fs::File::open(&path).unwrap();
     assert_eq!(
-        classify_tail(&mut file, TailOptions::default())
-            .unwrap()
-            .verdict
-            .state,
+        classify_tail(&mut file, TailOptions::default()).unwrap().verdict.state,
         State::Done
     );
     // Replaced by a shorter file with a new turn in progress.
@@ -79,10 +75,7 @@ fn a_truncated_then_replaced_file_is_classified_fresh() {
     w.write_all(format!("{PROMPT}\n").as_bytes()).unwrap();
     let mut file = std::fs::File::open(&path).unwrap();
     assert_eq!(
-        classify_tail(&mut file, TailOptions::default())
-            .unwrap()
-            .verdict
-            .state,
+        classify_tail(&mut file, TailOptions::default()).unwrap().verdict.state,
         State::Working
     );
 }
@@ -90,5 +83,5 @@ fn a_truncated_then_replaced_file_is_classified_fresh() {
 #[test]
 fn an_empty_file_and_a_lone_half_line_are_unknown() {
     assert_eq!(cold(b"").state, State::Unknown);
-    assert_eq!(cold(PROMPT[..10].as_bytes()).state, State::Unknown);
+    assert_eq!(cold(&PROMPT.as_bytes()[..10]).state, State::Unknown);
 }

@@ -10,11 +10,7 @@ pub fn screen(text: &str) -> String {
     let plain = ansi::strip(text);
     let rows: Vec<&str> = plain.lines().collect();
     let v = screen::classify(&rows);
-    let mut out = format!(
-        "state: {}\nsource: screen\nrule: {}\n",
-        v.state,
-        v.rule.id()
-    );
+    let mut out = format!("state: {}\nsource: screen\nrule: {}\n", v.state, v.rule.id());
     match (v.row, v.line) {
         (Some(row), Some(line)) => {
             let _ = writeln!(out, "decided by row {} of {}: {line}", row + 1, rows.len());
@@ -24,11 +20,7 @@ pub fn screen(text: &str) -> String {
     let _ = writeln!(
         out,
         "activity on screen: {}",
-        if v.active {
-            "yes (a turn is running)"
-        } else {
-            "no"
-        }
+        if v.active { "yes (a turn is running)" } else { "no" }
     );
     out.push_str(rule_help(v.rule));
     out.push('\n');

@@ -109,9 +109,7 @@ fn dispatch(command: Command) -> Result<()> {
 fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     if path == Path::new("-") {
-        io::stdin()
-            .read_to_end(&mut bytes)
-            .context("cannot read stdin")?;
+        io::stdin().read_to_end(&mut bytes).context("cannot read stdin")?;
     } else {
         File::open(path)
             .and_then(|mut f| f.read_to_end(&mut bytes))
@@ -131,8 +129,7 @@ pub fn classify_file(path: &Path, count_lines: bool) -> Result<TranscriptVerdict
         count_lines,
         ..TailOptions::default()
     };
-    let tail = classify_tail(&mut file, options)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let tail = classify_tail(&mut file, options).with_context(|| format!("cannot read {}", path.display()))?;
     Ok(tail.verdict)
 }
 

@@ -107,10 +107,7 @@ impl Classifier {
         let len = self.partial.len() as u64 + tail.len() as u64;
         let pos = self.advance(len);
         if std::mem::take(&mut self.skipping_long_line) {
-            self.note_invalid(
-                pos,
-                format!("line longer than {MAX_LINE_BYTES} bytes skipped"),
-            );
+            self.note_invalid(pos, format!("line longer than {MAX_LINE_BYTES} bytes skipped"));
         } else if self.partial.is_empty() {
             self.apply(pos, tail);
         } else {
@@ -160,9 +157,7 @@ impl Classifier {
             Event::Prompt => self.on_prompt(),
             Event::ToolResults(ids) => self.on_tool_results(&ids),
             Event::Interrupt => self.on_end(State::Interrupted, "the user interrupted the turn"),
-            Event::ApiError(text) => {
-                self.on_end(State::Failed, &format!("API error: {}", first_line(&text)))
-            }
+            Event::ApiError(text) => self.on_end(State::Failed, &format!("API error: {}", first_line(&text))),
             Event::TaskNotification => self.on_task_notification(),
             Event::Assistant(part) => self.on_assistant(part),
             Event::TurnEnded(marker) => self.on_turn_end_marker(marker),
@@ -183,10 +178,7 @@ impl Classifier {
     fn on_tool_results(&mut self, ids: &[String]) -> Option<String> {
         self.turn.started = true;
         self.turn.pending_tools.retain(|p| !ids.contains(p));
-        Some(format!(
-            "{} tool result(s) returned to the model",
-            ids.len()
-        ))
+        Some(format!("{} tool result(s) returned to the model", ids.len()))
     }
 
     fn on_end(&mut self, state: State, why: &str) -> Option<String> {
@@ -233,9 +225,7 @@ impl Classifier {
         } else {
             match response.stop {
                 Stop::Final => "final assistant answer (stop_reason ends the turn)".into(),
-                Stop::Continues => {
-                    "assistant text; a tool call follows (stop_reason tool_use)".into()
-                }
+                Stop::Continues => "assistant text; a tool call follows (stop_reason tool_use)".into(),
                 Stop::Unknown => "assistant text without a stop reason".into(),
             }
         })
@@ -244,11 +234,7 @@ impl Classifier {
     fn on_turn_end_marker(&mut self, marker: &'static str) -> Option<String> {
         let turn = &mut self.turn;
         let already_final = turn.response.stop == Stop::Final;
-        if already_final
-            || turn.ended.is_some()
-            || !turn.response.is_final_shaped()
-            || !turn.pending_tools.is_empty()
-        {
+        if already_final || turn.ended.is_some() || !turn.response.is_final_shaped() || !turn.pending_tools.is_empty() {
             return None;
         }
         turn.end_marker = Some(marker);
@@ -311,15 +297,17 @@ impl Classifier {
         }
         let answer = response.texts.join("\n\n");
         if turn.background_agents > 0 {
-            let why = format!(
-                "{} background agent(s) have not reported back",
-                turn.background_agents
-            );
+            let why = format!("{} background agent(s) have not reported back", turn.background_agents);
             return (State::Working, None, None, why);
         }
         match (response.stop, turn.end_marker) {
             (Stop::Final, _) => (State::Done, None, Some(answer), "turn done".into()),
-            (_, Some(marker)) => (State::Done, None, Some(answer), format!("turn done, confirmed by {marker}")),
+            (_, Some(marker)) => (
+                State::Done,
+                None,
+                Some(answer),
+                format!("turn done, confirmed by {marker}"),
+            ),
             _ => (
                 State::Working,
                 Some(State::Done),
@@ -349,11 +337,11 @@ fn first_line(text: &str) -> &str {
 mod tests {
     use super::*;
 
-    const PROMPT: &str =
-        r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"go"}}"#;
+    const PROMPT: &str = r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"go"}}"#;
     const PREAMBLE: &str = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Let me check."}],"stop_reason":"tool_use"}}"#;
     const TOOL: &str = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"stop_reason":"tool_use"}}"#;
-    const RESULT: &str = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}"#;
+    const RESULT: &str =
+        r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}"#;
     const FINAL: &str = r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"All done."}],"stop_reason":"end_turn"}}"#;
     const OLD_FINAL: &str = r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"All done."}],"stop_reason":null}}"#;
     const TURN_DURATION: &str = r#"{"type":"system","subtype":"turn_duration","durationMs":5}"#;
@@ -433,7 +421,8 @@ mod tests {
 
     #[test]
     fn interrupt_and_api_error() {
-        let interrupt = r#"{"type":"user","message":{"content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#;
+        let interrupt =
+            r#"{"type":"user","message":{"content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#;
         assert_eq!(run(&[PROMPT, TOOL, interrupt]).state, State::Interrupted);
         let err = r#"{"type":"assistant","isApiErrorMessage":true,"message":{"model":"<synthetic>","content":[{"type":"text","text":"API Error: 400"}]}}"#;
         let v = run(&[PROMPT, err]);
@@ -455,15 +444,7 @@ mod tests {
             run(&[PROMPT, launch, launched, interim, TURN_DURATION, note]).state,
             State::Working
         );
-        let v = run(&[
-            PROMPT,
-            launch,
-            launched,
-            interim,
-            TURN_DURATION,
-            note,
-            after,
-        ]);
+        let v = run(&[PROMPT, launch, launched, interim, TURN_DURATION, note, after]);
         assert_eq!(
             (v.state, v.answer.as_deref()),
             (State::Done, Some("The agent found it."))

@@ -113,10 +113,7 @@ pub fn parse(bytes: &[u8]) -> (Event, Option<String>) {
         Ok(v) => v,
         Err(reason) => return (Event::Invalid(reason), None),
     };
-    let session_id = value
-        .get("sessionId")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let session_id = value.get("sessionId").and_then(Value::as_str).map(str::to_owned);
     (event_of(&kind, &value), session_id)
 }
 
@@ -301,10 +298,7 @@ fn tool_uses(message: &Value) -> Vec<ToolUse> {
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
         .map(|b| {
             let name = b.get("name").and_then(Value::as_str).unwrap_or("");
-            let background = b
-                .pointer("/input/run_in_background")
-                .and_then(Value::as_bool)
-                == Some(true);
+            let background = b.pointer("/input/run_in_background").and_then(Value::as_bool) == Some(true);
             ToolUse {
                 id: b.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
                 background_agent: background && AGENT_TOOLS.contains(&name),
@@ -358,9 +352,7 @@ mod tests {
     #[test]
     fn string_prompt_starts_a_turn() {
         assert_eq!(
-            event(
-                r#"{"type":"user","message":{"role":"user","content":"tool:4"},"sessionId":"s1"}"#
-            ),
+            event(r#"{"type":"user","message":{"role":"user","content":"tool:4"},"sessionId":"s1"}"#),
             Event::Prompt
         );
         let (_, sid) = parse(br#"{"type":"user","message":{"content":"x"},"sessionId":"s1"}"#);
@@ -412,10 +404,7 @@ mod tests {
     #[test]
     fn api_error_message_is_failed_not_done() {
         let l = r#"{"type":"assistant","isApiErrorMessage":true,"message":{"model":"<synthetic>","content":[{"type":"text","text":"API Error: 529 Overloaded"}],"stop_reason":"stop_sequence"}}"#;
-        assert_eq!(
-            event(l),
-            Event::ApiError("API Error: 529 Overloaded".into())
-        );
+        assert_eq!(event(l), Event::ApiError("API Error: 529 Overloaded".into()));
         let synthetic = r#"{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"Prompt is too long"}]}}"#;
         assert!(matches!(event(synthetic), Event::ApiError(_)));
         let note = r#"{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"No response requested."}]}}"#;
@@ -424,11 +413,7 @@ mod tests {
 
     #[test]
     fn stop_reasons_reduce_to_three_kinds() {
-        let with = |r: &str| {
-            format!(
-                r#"{{"type":"assistant","message":{{"id":"m","content":[],"stop_reason":{r}}}}}"#
-            )
-        };
+        let with = |r: &str| format!(r#"{{"type":"assistant","message":{{"id":"m","content":[],"stop_reason":{r}}}}}"#);
         let stop = |r: &str| match event(&with(r)) {
             Event::Assistant(p) => p.stop,
             e => panic!("{e:?}"),
@@ -466,10 +451,7 @@ mod tests {
 
     #[test]
     fn broken_lines_are_invalid_not_panics() {
-        assert!(matches!(
-            event(r#"{"type":"user","mess"#),
-            Event::Invalid(_)
-        ));
+        assert!(matches!(event(r#"{"type":"user","mess"#), Event::Invalid(_)));
         assert!(matches!(event("[1,2]"), Event::Invalid(_)));
         assert!(matches!(event(r#"{"type":5}"#), Event::Invalid(_)));
         assert!(matches!(event(""), Event::Ignored(_)));

@@ -50,10 +50,7 @@ pub struct TailVerdict {
 }
 
 /// Classifies `file` from its tail. Only complete lines count.
-pub fn classify_tail<R: Read + Seek>(
-    file: &mut R,
-    options: TailOptions,
-) -> io::Result<TailVerdict> {
+pub fn classify_tail<R: Read + Seek>(file: &mut R, options: TailOptions) -> io::Result<TailVerdict> {
     let len = file.seek(SeekFrom::End(0))?;
     let (start, truncated) = find_turn_start(file, len, options)?;
     let lines_before = if options.count_lines {
@@ -91,11 +88,7 @@ pub fn classify_tail<R: Read + Seek>(
 
 /// Offset of the last prompt line (or of the earliest line within the scan
 /// limit, with `true`). A trailing line without newline is not considered.
-fn find_turn_start<R: Read + Seek>(
-    file: &mut R,
-    len: u64,
-    options: TailOptions,
-) -> io::Result<(u64, bool)> {
+fn find_turn_start<R: Read + Seek>(file: &mut R, len: u64, options: TailOptions) -> io::Result<(u64, bool)> {
     let chunk_len = options.chunk_bytes.max(1) as u64;
     let mut chunk = Vec::new();
     // `line_end` is the end (after its newline) of the line being delimited;
@@ -157,12 +150,7 @@ fn count_lines<R: Read + Seek>(file: &mut R, end: u64) -> io::Result<u64> {
     }
 }
 
-fn read_at<R: Read + Seek>(
-    file: &mut R,
-    from: u64,
-    len: usize,
-    buf: &mut Vec<u8>,
-) -> io::Result<()> {
+fn read_at<R: Read + Seek>(file: &mut R, from: u64, len: usize, buf: &mut Vec<u8>) -> io::Result<()> {
     buf.clear();
     file.seek(SeekFrom::Start(from))?;
     file.take(len as u64).read_to_end(buf)?;
@@ -184,18 +172,15 @@ mod tests {
     }
 
     const PROMPT: &str = r#"{"type":"user","message":{"content":"go"}}"#;
-    const FINAL: &str = r#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn"}}"#;
+    const FINAL: &str =
+        r#"{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn"}}"#;
 
     #[test]
     fn starts_at_the_last_prompt() {
         let text = format!("{PROMPT}\n{FINAL}\n{PROMPT}\n{FINAL}\n");
         for chunk in [1, 7, 64, 1 << 16] {
             let t = cold(text.as_bytes(), chunk);
-            assert_eq!(
-                t.start as usize,
-                PROMPT.len() + FINAL.len() + 2,
-                "chunk {chunk}"
-            );
+            assert_eq!(t.start as usize, PROMPT.len() + FINAL.len() + 2, "chunk {chunk}");
             assert_eq!(t.verdict.state, State::Done);
         }
     }
@@ -229,11 +214,7 @@ mod tests {
         assert!(t.start > 0);
         assert_eq!(t.verdict.state, State::Done);
         assert!(t.verdict.reason.contains("no turn start"));
-        assert_eq!(
-            t.verdict.line,
-            Some(101),
-            "counted lines name the deciding line"
-        );
+        assert_eq!(t.verdict.line, Some(101), "counted lines name the deciding line");
     }
 
     #[test]
