@@ -25,6 +25,9 @@
 
 pub mod ansi;
 pub mod arbiter;
+pub mod bar;
+pub mod panes;
+pub mod protocol;
 pub mod screen;
 pub mod session;
 pub mod transcript;

@@ -1,0 +1,354 @@
+//! Rendering of the one-row status bar: one segment per agent pane.
+//!
+//! `⠿ 2 api working 41s │ ✓ 3 docs done │ ✗ 4 tests failed │ ? 5 waiting`
+//!
+//! A pure function of the segments, the time, the width and a palette; it
+//! returns the ANSI-coloured row and where each segment sits, so a mouse
+//! click can be mapped back to its pane. When the row is too narrow, names
+//! go first, then durations, then segments are cut with `…`.
+
+use crate::verdict::{Millis, State};
+
+/// A terminal colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Color {
+    /// 24-bit colour.
+    Rgb(u8, u8, u8),
+    /// A 256-colour palette index.
+    Indexed(u8),
+}
+
+/// Colours of the bar (from the zellij theme or the plugin config).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Palette {
+    /// Text.
+    pub text: Color,
+    /// Bar background.
+    pub background: Color,
+    /// Working.
+    pub working: Color,
+    /// Done.
+    pub done: Color,
+    /// Failed.
+    pub failed: Color,
+    /// Waiting for the user.
+    pub waiting: Color,
+    /// Interrupted, idle, unknown.
+    pub muted: Color,
+}
+
+impl Default for Palette {
+    fn default() -> Self {
+        Palette {
+            text: Color::Indexed(252),
+            background: Color::Indexed(236),
+            working: Color::Indexed(214),
+            done: Color::Indexed(114),
+            failed: Color::Indexed(203),
+            waiting: Color::Indexed(177),
+            muted: Color::Indexed(245),
+        }
+    }
+}
+
+/// One agent pane as the bar shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// Terminal pane id.
+    pub pane: u32,
+    /// Pane title.
+    pub name: String,
+    /// Fused state.
+    pub state: State,
+    /// Backed by the transcript or a hook (vs. a screen guess).
+    pub confirmed: bool,
+    /// When the state began.
+    pub since: Millis,
+    /// Finished while unfocused, not seen since.
+    pub unseen: bool,
+}
+
+/// A rendered bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The row, with ANSI colours, at most `cols` columns wide.
+    pub line: String,
+    /// `(first column, last column exclusive, pane)` of each segment shown.
+    pub hits: Vec<(usize, usize, u32)>,
+}
+
+impl Rendered {
+    /// The pane whose segment covers `col`.
+    pub fn pane_at(&self, col: usize) -> Option<u32> {
+        self.hits.iter().find(|(a, b, _)| (*a..*b).contains(&col)).map(|h| h.2)
+    }
+}
+
+const SEPARATOR: &str = " │ ";
+
+/// How much detail a segment carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Detail {
+    Full,
+    NoName,
+    Minimal,
+}
+
+/// Renders the bar for `cols` columns. `message` (config errors, routing
+/// feedback) is shown after the segments when it fits, before them if not.
+pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette, message: Option<&str>) -> Rendered {
+    let detail = [Detail::Full, Detail::NoName, Detail::Minimal]
+        .into_iter()
+        .find(|d| plain_width(segments, now, *d, message) <= cols)
+        .unwrap_or(Detail::Minimal);
+    let mut out = Painter::new(cols, palette);
+    if segments.is_empty() && message.is_none() {
+        out.text("turnstile: no agent panes yet", palette.muted);
+    }
+    for (i, seg) in segments.iter().enumerate() {
+        if i > 0 {
+            out.text(SEPARATOR, palette.muted);
+        }
+        let start = out.width;
+        out.segment(seg, now, detail);
+        let end = out.width;
+        if end > start {
+            out.hits.push((start, end, seg.pane));
+        }
+    }
+    if let Some(msg) = message {
+        if !segments.is_empty() {
+            out.text(SEPARATOR, palette.muted);
+        }
+        out.text(msg, palette.waiting);
+    }
+    out.finish()
+}
+
+fn plain_width(segments: &[Segment], now: Millis, detail: Detail, message: Option<&str>) -> usize {
+    let parts: usize = segments
+        .iter()
+        .map(|s| label(s, now, detail).chars().count() + if s.unseen { 2 } else { 0 })
+        .sum();
+    let seps = segments.len().saturating_sub(1) * SEPARATOR.chars().count();
+    let msg = message.map_or(0, |m| m.chars().count() + SEPARATOR.chars().count());
+    parts + seps + msg
+}
+
+/// The icon of a state; a guessed done is marked.
+fn icon(state: State, confirmed: bool) -> &'static str {
+    match state {
+        State::Working => "⠿",
+        State::Done if confirmed => "✓",
+        State::Done => "✓?",
+        State::Failed => "✗",
+        State::Interrupted => "⊘",
+        State::Waiting => "?",
+        State::Idle => "·",
+        State::Unknown => "…",
+    }
+}
+
+fn label(seg: &Segment, now: Millis, detail: Detail) -> String {
+    let mut text = format!("{} {}", icon(seg.state, seg.confirmed), seg.pane);
+    if detail == Detail::Full && !seg.name.is_empty() {
+        text.push(' ');
+        text.push_str(&seg.name);
+    }
+    if detail < Detail::Minimal {
+        text.push(' ');
+        text.push_str(seg.state.as_str());
+        if matches!(seg.state, State::Working | State::Waiting) {
+            text.push(' ');
+            text.push_str(&elapsed(now.saturating_sub(seg.since)));
+        }
+    }
+    text
+}
+
+/// `41s`, `3m05s`, `2h04m`.
+pub fn elapsed(ms: Millis) -> String {
+    let s = ms / 1000;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// Writes coloured text while counting columns, never past `cols`.
+struct Painter<'p> {
+    line: String,
+    width: usize,
+    cols: usize,
+    palette: &'p Palette,
+    hits: Vec<(usize, usize, u32)>,
+}
+
+impl<'p> Painter<'p> {
+    fn new(cols: usize, palette: &'p Palette) -> Self {
+        let mut line = String::new();
+        line.push_str(&sgr_bg(palette.background));
+        Painter {
+            line,
+            width: 0,
+            cols,
+            palette,
+            hits: Vec::new(),
+        }
+    }
+
+    fn segment(&mut self, seg: &Segment, now: Millis, detail: Detail) {
+        let color = state_color(seg.state, self.palette);
+        if seg.unseen {
+            // Unseen: the state colour becomes the background, bold.
+            self.line
+                .push_str(&format!("\x1b[1m{}{}", sgr_bg(color), sgr_fg(self.palette.background)));
+            self.raw(&format!(" {} ", label(seg, now, detail)));
+            self.line
+                .push_str(&format!("\x1b[22m{}", sgr_bg(self.palette.background)));
+        } else {
+            self.text(&label(seg, now, detail), color);
+        }
+    }
+
+    fn text(&mut self, text: &str, color: Color) {
+        self.line.push_str(&sgr_fg(color));
+        self.raw(text);
+    }
+
+    fn raw(&mut self, text: &str) {
+        for c in text.chars() {
+            if self.width + 1 > self.cols {
+                return;
+            }
+            if self.width + 2 > self.cols && self.cols > 0 && text.chars().count() > 1 {
+                self.line.push('…');
+                self.width += 1;
+                return;
+            }
+            self.line.push(c);
+            self.width += 1;
+        }
+    }
+
+    fn finish(mut self) -> Rendered {
+        let pad = self.cols.saturating_sub(self.width);
+        self.line.push_str(&" ".repeat(pad));
+        self.line.push_str("\x1b[0m");
+        Rendered {
+            line: self.line,
+            hits: self.hits,
+        }
+    }
+}
+
+fn state_color(state: State, p: &Palette) -> Color {
+    match state {
+        State::Working => p.working,
+        State::Done => p.done,
+        State::Failed => p.failed,
+        State::Waiting => p.waiting,
+        State::Interrupted | State::Idle | State::Unknown => p.muted,
+    }
+}
+
+fn sgr_fg(c: Color) -> String {
+    match c {
+        Color::Rgb(r, g, b) => format!("\x1b[38;2;{r};{g};{b}m"),
+        Color::Indexed(i) => format!("\x1b[38;5;{i}m"),
+    }
+}
+
+fn sgr_bg(c: Color) -> String {
+    match c {
+        Color::Rgb(r, g, b) => format!("\x1b[48;2;{r};{g};{b}m"),
+        Color::Indexed(i) => format!("\x1b[48;5;{i}m"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ansi;
+
+    fn seg(pane: u32, name: &str, state: State, confirmed: bool, since: Millis, unseen: bool) -> Segment {
+        Segment {
+            pane,
+            name: name.into(),
+            state,
+            confirmed,
+            since,
+            unseen,
+        }
+    }
+
+    fn sample() -> Vec<Segment> {
+        vec![
+            seg(2, "api", State::Working, false, 0, false),
+            seg(3, "docs", State::Done, true, 0, true),
+            seg(4, "tests", State::Failed, true, 0, false),
+            seg(5, "review", State::Waiting, false, 30_000, false),
+            seg(6, "guess", State::Done, false, 0, false),
+        ]
+    }
+
+    #[test]
+    fn full_width_bar() {
+        let r = render(&sample(), 41_000, 120, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 api working 41s │  ✓ 3 docs done  │ ✗ 4 tests failed │ ? 5 review waiting 11s │ ✓? 6 guess done");
+        insta::assert_debug_snapshot!(r.line);
+    }
+
+    #[test]
+    fn narrow_bar_drops_names_then_words() {
+        let r = render(&sample(), 41_000, 80, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 working 41s │  ✓ 3 done  │ ✗ 4 failed │ ? 5 waiting 11s │ ✓? 6 done");
+        let r = render(&sample(), 41_000, 40, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 │  ✓ 3  │ ✗ 4 │ ? 5 │ ✓? 6");
+    }
+
+    #[test]
+    fn never_wider_than_the_row() {
+        for cols in [0, 1, 5, 13, 27] {
+            let r = render(
+                &sample(),
+                41_000,
+                cols,
+                &Palette::default(),
+                Some("flow planner → coder: no pane named coder"),
+            );
+            assert_eq!(ansi::strip(&r.line).chars().count(), cols, "cols {cols}");
+        }
+    }
+
+    #[test]
+    fn clicks_map_to_panes() {
+        let r = render(&sample(), 41_000, 120, &Palette::default(), None);
+        assert_eq!(r.pane_at(0), Some(2));
+        let docs = ansi::strip(&r.line).chars().position(|c| c == '✓').unwrap();
+        assert_eq!(r.pane_at(docs), Some(3));
+        assert_eq!(r.pane_at(119), None);
+    }
+
+    #[test]
+    fn empty_bar_and_message() {
+        let r = render(&[], 0, 40, &Palette::default(), None);
+        assert!(ansi::strip(&r.line).starts_with("turnstile: no agent panes yet"));
+        let r = render(
+            &[],
+            0,
+            60,
+            &Palette::default(),
+            Some("config: poll_ms must be a number"),
+        );
+        assert!(ansi::strip(&r.line).starts_with("config: poll_ms"));
+    }
+
+    #[test]
+    fn elapsed_formats() {
+        assert_eq!(elapsed(41_000), "41s");
+        assert_eq!(elapsed(185_000), "3m05s");
+        assert_eq!(elapsed(7_440_000), "2h04m");
+    }
+}

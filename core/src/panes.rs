@@ -1,0 +1,344 @@
+//! The pane table: every terminal pane of the session, which of them run an
+//! agent, and the fused state of each agent pane.
+//!
+//! Pure bookkeeping the plugin drives with zellij events: pane lists, screen
+//! verdicts, host reports and ticks go in; edges and summaries come out. A
+//! pane counts as an agent pane once its screen showed an agent status line,
+//! its running command names `claude`, or the host bound an agent process to
+//! it. Panes that close disappear; a pane that finished while unfocused stays
+//! *unseen* until it is focused.
+
+use crate::arbiter::{Edge, PaneArbiter};
+use crate::protocol::{PaneReport, PaneSummary};
+use crate::screen::{Rule, ScreenVerdict};
+use crate::verdict::{Millis, Source, State, Verdict};
+use std::collections::BTreeMap;
+
+/// What zellij says about a terminal pane.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PaneMeta {
+    /// Terminal pane id.
+    pub id: u32,
+    /// Title (what users rename).
+    pub title: String,
+    /// Position of its tab.
+    pub tab: usize,
+    /// Focused in its tab while that tab is active.
+    pub focused: bool,
+    /// The command the pane runs, when zellij knows it.
+    pub command: Option<String>,
+}
+
+/// Why a pane counts as an agent pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentEvidence {
+    /// An agent status line appeared on its screen.
+    Screen,
+    /// Its running command names the agent.
+    Command,
+    /// The host found the agent process.
+    Host,
+}
+
+/// One terminal pane.
+#[derive(Debug, Clone)]
+pub struct Pane {
+    /// What zellij says about it.
+    pub meta: PaneMeta,
+    /// Why it is an agent pane (`None`: it is not).
+    pub agent: Option<AgentEvidence>,
+    /// Finished while unfocused and not seen since.
+    pub unseen: bool,
+    /// The final answer of the last confirmed turn.
+    pub answer: Option<String>,
+    arbiter: PaneArbiter,
+    screen_state: Option<State>,
+}
+
+impl Pane {
+    fn new(meta: PaneMeta) -> Pane {
+        Pane {
+            meta,
+            agent: None,
+            unseen: false,
+            answer: None,
+            arbiter: PaneArbiter::new(),
+            screen_state: None,
+        }
+    }
+
+    /// The fused state.
+    pub fn state(&self) -> State {
+        self.arbiter.fused().state
+    }
+
+    /// The fused view.
+    pub fn fused(&self) -> &crate::arbiter::Fused {
+        self.arbiter.fused()
+    }
+
+    fn apply(&mut self, edge: Option<Edge>) -> Option<Edge> {
+        let edge = edge?;
+        if edge.to.is_turn_end() || edge.to == State::Waiting {
+            self.unseen = !self.meta.focused;
+        } else if edge.to == State::Working {
+            self.unseen = false;
+        }
+        Some(edge)
+    }
+}
+
+/// Command names that run an agent.
+const AGENT_COMMANDS: &[&str] = &["claude", "claude-code"];
+
+/// True when a pane's running command is an agent.
+pub fn is_agent_command(command: &str) -> bool {
+    command.split_whitespace().take(2).any(|word| {
+        let name = word.rsplit('/').next().unwrap_or(word);
+        AGENT_COMMANDS.contains(&name) || word.contains("claude-code/cli")
+    })
+}
+
+/// Every terminal pane of the session.
+#[derive(Debug, Clone, Default)]
+pub struct PaneTable {
+    panes: BTreeMap<u32, Pane>,
+}
+
+impl PaneTable {
+    /// An empty table.
+    pub fn new() -> Self {
+        PaneTable::default()
+    }
+
+    /// A pane by id.
+    pub fn get(&self, id: u32) -> Option<&Pane> {
+        self.panes.get(&id)
+    }
+
+    /// Replaces the pane list: new panes appear, closed ones vanish, titles
+    /// and focus update (focusing a pane clears its unseen mark). Returns true
+    /// when something an agent segment shows changed.
+    pub fn sync(&mut self, metas: Vec<PaneMeta>) -> bool {
+        let before = self.panes.len();
+        let alive: std::collections::BTreeSet<u32> = metas.iter().map(|m| m.id).collect();
+        self.panes.retain(|id, _| alive.contains(id));
+        let mut changed = self.panes.len() != before;
+        for meta in metas {
+            let pane = self.panes.entry(meta.id).or_insert_with(|| Pane::new(meta.clone()));
+            if meta.command.as_deref().is_some_and(is_agent_command) && pane.agent.is_none() {
+                pane.agent = Some(AgentEvidence::Command);
+                changed = true;
+            }
+            if meta.focused && pane.unseen {
+                pane.unseen = false;
+                changed = true;
+            }
+            changed |= pane.agent.is_some() && (pane.meta.title != meta.title || pane.meta.tab != meta.tab);
+            pane.meta = meta;
+        }
+        changed
+    }
+
+    /// Would this screen state be an edge for the pane? (The plugin confirms
+    /// edges against the scroll position before observing them.)
+    pub fn is_screen_edge(&self, id: u32, state: State) -> bool {
+        self.panes.get(&id).is_none_or(|p| p.screen_state != Some(state))
+    }
+
+    /// Records what a pane's screen shows.
+    pub fn observe_screen(&mut self, id: u32, screen: &ScreenVerdict<'_>, now: Millis) -> Option<Edge> {
+        let pane = self.panes.get_mut(&id)?;
+        if screen.rule != Rule::NoStatus && pane.agent.is_none() {
+            pane.agent = Some(AgentEvidence::Screen);
+        }
+        pane.agent?;
+        pane.screen_state = Some(screen.state);
+        let reason = match screen.line {
+            Some(line) => format!("screen rule {}: {line}", screen.rule.id()),
+            None => format!("screen rule {}", screen.rule.id()),
+        };
+        let edge = pane
+            .arbiter
+            .observe(Verdict::new(screen.state, Source::Screen, reason, now));
+        pane.apply(edge)
+    }
+
+    /// Drops a pane's screen guess (its viewport is scrolled into history).
+    pub fn forget_screen(&mut self, id: u32, now: Millis) -> Option<Edge> {
+        let pane = self.panes.get_mut(&id)?;
+        pane.screen_state = None;
+        let edge = pane.arbiter.forget(Source::Screen, now);
+        pane.apply(edge)
+    }
+
+    /// Records what the host (or a pushed `verdict` pipe) knows about a pane.
+    pub fn observe_report(&mut self, report: PaneReport) -> Option<Edge> {
+        let pane = self.panes.get_mut(&report.pane)?;
+        if report.agent.is_some() {
+            pane.agent = Some(AgentEvidence::Host);
+        } else if pane.agent == Some(AgentEvidence::Host) && report.verdicts.is_empty() {
+            // The agent process exited; the pane stays open.
+            pane.agent = None;
+            pane.arbiter = PaneArbiter::new();
+            return None;
+        }
+        if report.answer.is_some() {
+            pane.answer = report.answer;
+        }
+        let mut last = None;
+        for verdict in report.verdicts {
+            if let Some(edge) = pane.arbiter.observe(verdict) {
+                last = Some(edge);
+            }
+        }
+        pane.apply(last)
+    }
+
+    /// Re-fuses every agent pane at `now` (settles pending turn ends).
+    pub fn tick(&mut self, now: Millis) -> Vec<(u32, Edge)> {
+        let mut edges = Vec::new();
+        for (id, pane) in self.panes.iter_mut().filter(|(_, p)| p.agent.is_some()) {
+            let edge = pane.arbiter.refuse(now);
+            if let Some(edge) = pane.apply(edge) {
+                edges.push((*id, edge));
+            }
+        }
+        edges
+    }
+
+    /// Agent panes in display order (tab, then id).
+    pub fn agents(&self) -> Vec<&Pane> {
+        let mut agents: Vec<&Pane> = self.panes.values().filter(|p| p.agent.is_some()).collect();
+        agents.sort_by_key(|p| (p.meta.tab, p.meta.id));
+        agents
+    }
+
+    /// Ids of every terminal pane (what the host is asked about).
+    pub fn ids(&self) -> Vec<u32> {
+        self.panes.keys().copied().collect()
+    }
+
+    /// True while any agent pane works or waits (the host is polled then).
+    pub fn any_active(&self) -> bool {
+        self.agents()
+            .iter()
+            .any(|p| matches!(p.state(), State::Working | State::Waiting))
+    }
+
+    /// The `state` pipe's answer.
+    pub fn summaries(&self) -> Vec<PaneSummary> {
+        self.agents()
+            .into_iter()
+            .map(|p| {
+                let fused = p.fused();
+                PaneSummary {
+                    pane: p.meta.id,
+                    name: p.meta.title.clone(),
+                    state: fused.state,
+                    source: fused.source,
+                    confirmed: fused.confirmed,
+                    since: fused.since,
+                    unseen: p.unseen,
+                    reason: fused.reason.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::screen;
+
+    fn meta(id: u32, title: &str, focused: bool) -> PaneMeta {
+        PaneMeta {
+            id,
+            title: title.into(),
+            tab: 0,
+            focused,
+            command: None,
+        }
+    }
+
+    fn see(table: &mut PaneTable, id: u32, rows: &[&str], now: Millis) -> Option<Edge> {
+        let v = screen::classify(rows);
+        table.observe_screen(id, &v, now)
+    }
+
+    #[test]
+    fn a_plain_shell_is_not_an_agent_pane() {
+        let mut t = PaneTable::new();
+        t.sync(vec![meta(1, "shell", false)]);
+        assert!(see(&mut t, 1, &["$ ls", "README.md"], 1).is_none());
+        assert!(t.agents().is_empty());
+    }
+
+    #[test]
+    fn a_spinner_makes_an_agent_pane_and_a_banner_an_unseen_guess() {
+        let mut t = PaneTable::new();
+        t.sync(vec![meta(1, "api", false)]);
+        see(&mut t, 1, &["✽ Pondering… (1s)"], 1);
+        assert_eq!(t.agents().len(), 1);
+        let edge = see(&mut t, 1, &["✻ Baked for 3s"], 2).unwrap();
+        assert!(!edge.is_confirmed_done());
+        assert!(t.get(1).unwrap().unseen);
+        t.sync(vec![meta(1, "api", true)]);
+        assert!(!t.get(1).unwrap().unseen, "focusing the pane clears unseen");
+    }
+
+    #[test]
+    fn closed_panes_vanish_and_renames_show() {
+        let mut t = PaneTable::new();
+        t.sync(vec![PaneMeta {
+            command: Some("/usr/bin/claude --resume".into()),
+            ..meta(1, "a", false)
+        }]);
+        assert_eq!(t.agents().len(), 1);
+        assert!(t.sync(vec![PaneMeta {
+            command: None,
+            ..meta(1, "renamed", false)
+        }]));
+        assert_eq!(t.summaries()[0].name, "renamed");
+        assert!(t.sync(vec![]));
+        assert!(t.agents().is_empty());
+    }
+
+    #[test]
+    fn host_report_confirms_done_with_its_answer() {
+        let mut t = PaneTable::new();
+        t.sync(vec![meta(4, "docs", false)]);
+        let report = PaneReport {
+            pane: 4,
+            agent: Some(Default::default()),
+            verdicts: vec![Verdict {
+                key: Some("9".into()),
+                ..Verdict::new(State::Done, Source::Transcript, "turn done", 10)
+            }],
+            answer: Some("All good.".into()),
+        };
+        let edge = t.observe_report(report).unwrap();
+        assert!(edge.is_confirmed_done());
+        assert_eq!(t.get(4).unwrap().answer.as_deref(), Some("All good."));
+        // The agent exits: the segment goes away, the pane stays.
+        t.observe_report(PaneReport {
+            pane: 4,
+            ..Default::default()
+        });
+        assert!(t.agents().is_empty());
+    }
+
+    #[test]
+    fn agent_commands() {
+        assert!(is_agent_command("claude"));
+        assert!(is_agent_command(
+            "/home/u/.local/bin/claude --dangerously-skip-permissions"
+        ));
+        assert!(is_agent_command(
+            "node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"
+        ));
+        assert!(!is_agent_command("vim claude.md"));
+        assert!(!is_agent_command("bash"));
+    }
+}

@@ -1,0 +1,106 @@
+//! Messages between the native `turnstile` command and the plugin.
+//!
+//! - [`HostReport`]: the JSON `turnstile status --json` prints for the panes
+//!   the plugin asks about (one run answers for all of them);
+//! - [`PaneReport`]: one pane's verdicts; also the payload of the `verdict`
+//!   pipe message a native process pushes to the plugin;
+//! - [`PaneSummary`]: one row of the `state` pipe's answer.
+
+use crate::verdict::{Millis, Source, State, Verdict};
+use serde::{Deserialize, Serialize};
+
+/// Name of the pipe message that asks for the state of all panes.
+pub const PIPE_STATE: &str = "state";
+/// Name of the pipe message that pushes a [`PaneReport`].
+pub const PIPE_VERDICT: &str = "verdict";
+
+/// The agent process bound to a pane, as the host found it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct AgentBinding {
+    /// Process id of the agent.
+    pub pid: u32,
+    /// Its working directory.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// The Claude Code session id, when known.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The transcript file, when found.
+    #[serde(default)]
+    pub transcript: Option<String>,
+}
+
+/// What the host knows about one pane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PaneReport {
+    /// The zellij terminal pane id.
+    pub pane: u32,
+    /// The agent process in the pane (`None`: no agent runs there).
+    #[serde(default)]
+    pub agent: Option<AgentBinding>,
+    /// Verdicts of the sources the host read (transcript, session, hook).
+    #[serde(default)]
+    pub verdicts: Vec<Verdict>,
+    /// The final answer of the turn, when done.
+    #[serde(default)]
+    pub answer: Option<String>,
+}
+
+/// The answer of one `turnstile status --json` run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct HostReport {
+    /// The zellij session asked about.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// When the host read the sources.
+    pub at: Millis,
+    /// One entry per pane asked about (and per agent pane found).
+    pub panes: Vec<PaneReport>,
+}
+
+impl HostReport {
+    /// Parses the host command's stdout; a clear message for anything else.
+    pub fn parse(bytes: &[u8]) -> Result<HostReport, String> {
+        serde_json::from_slice(bytes).map_err(|e| format!("host command answered unreadable JSON: {e}"))
+    }
+}
+
+/// One pane as the `state` pipe reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaneSummary {
+    /// The zellij terminal pane id.
+    pub pane: u32,
+    /// The pane's title.
+    pub name: String,
+    /// The fused state.
+    pub state: State,
+    /// The source that decided.
+    pub source: Option<Source>,
+    /// True for a transcript/hook-backed turn end.
+    pub confirmed: bool,
+    /// When the state began (ms since the epoch).
+    pub since: Millis,
+    /// The pane finished while it was not focused and has not been seen since.
+    pub unseen: bool,
+    /// Why, for people.
+    pub reason: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_report_round_trips_and_tolerates_missing_fields() {
+        let r = HostReport::parse(br#"{"at":5,"panes":[{"pane":2}]}"#).unwrap();
+        assert_eq!(r.panes[0].pane, 2);
+        assert!(r.panes[0].verdicts.is_empty());
+        let json = serde_json::to_string(&r).unwrap();
+        assert_eq!(HostReport::parse(json.as_bytes()).unwrap(), r);
+    }
+
+    #[test]
+    fn garbage_from_the_host_is_a_clear_error() {
+        assert!(HostReport::parse(b"panic!").unwrap_err().contains("unreadable JSON"));
+    }
+}
