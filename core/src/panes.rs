@@ -9,6 +9,7 @@
 //! *unseen* until it is focused.
 
 use crate::arbiter::{Edge, PaneArbiter};
+use crate::config::Watch;
 use crate::protocol::{PaneReport, PaneSummary};
 use crate::screen::{Rule, ScreenVerdict};
 use crate::verdict::{Millis, Source, State, Verdict};
@@ -99,16 +100,50 @@ pub fn is_agent_command(command: &str) -> bool {
     })
 }
 
+/// True when a process's argv is an agent: Claude Code (native or `cli.js`)
+/// or turnstile's own simulated agents (`turnstile demo-agent`, `turnstile replay`).
+pub fn is_agent_argv(argv: &[String]) -> bool {
+    let Some(first) = argv.first() else {
+        return false;
+    };
+    let program = first.rsplit('/').next().unwrap_or(first);
+    let simulated = program == "turnstile" && matches!(argv.get(1).map(String::as_str), Some("demo-agent" | "replay"));
+    simulated || is_agent_command(&argv.iter().take(3).cloned().collect::<Vec<_>>().join(" "))
+}
+
 /// Every terminal pane of the session.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PaneTable {
     panes: BTreeMap<u32, Pane>,
+    watch: Watch,
+}
+
+impl Default for PaneTable {
+    fn default() -> Self {
+        PaneTable::new()
+    }
 }
 
 impl PaneTable {
-    /// An empty table.
+    /// An empty table that shows agent panes.
     pub fn new() -> Self {
-        PaneTable::default()
+        PaneTable::with_watch(Watch::Auto)
+    }
+
+    /// An empty table that shows the panes `watch` selects.
+    pub fn with_watch(watch: Watch) -> Self {
+        PaneTable {
+            panes: BTreeMap::new(),
+            watch,
+        }
+    }
+
+    fn shows(watch: &Watch, pane: &Pane) -> bool {
+        match watch {
+            Watch::Auto => pane.agent.is_some(),
+            Watch::All => true,
+            Watch::Titles(titles) => titles.contains(&pane.meta.title),
+        }
     }
 
     /// A pane by id.
@@ -134,7 +169,7 @@ impl PaneTable {
                 pane.unseen = false;
                 changed = true;
             }
-            changed |= pane.agent.is_some() && (pane.meta.title != meta.title || pane.meta.tab != meta.tab);
+            changed |= pane.meta.title != meta.title || pane.meta.tab != meta.tab;
             pane.meta = meta;
         }
         changed
@@ -152,7 +187,9 @@ impl PaneTable {
         if screen.rule != Rule::NoStatus && pane.agent.is_none() {
             pane.agent = Some(AgentEvidence::Screen);
         }
-        pane.agent?;
+        if !Self::shows(&self.watch, pane) {
+            return None;
+        }
         pane.screen_state = Some(screen.state);
         let reason = match screen.line {
             Some(line) => format!("screen rule {}: {line}", screen.rule.id()),
@@ -198,7 +235,8 @@ impl PaneTable {
     /// Re-fuses every agent pane at `now` (settles pending turn ends).
     pub fn tick(&mut self, now: Millis) -> Vec<(u32, Edge)> {
         let mut edges = Vec::new();
-        for (id, pane) in self.panes.iter_mut().filter(|(_, p)| p.agent.is_some()) {
+        let watch = &self.watch;
+        for (id, pane) in self.panes.iter_mut().filter(|(_, p)| Self::shows(watch, p)) {
             let edge = pane.arbiter.refuse(now);
             if let Some(edge) = pane.apply(edge) {
                 edges.push((*id, edge));
@@ -209,7 +247,7 @@ impl PaneTable {
 
     /// Agent panes in display order (tab, then id).
     pub fn agents(&self) -> Vec<&Pane> {
-        let mut agents: Vec<&Pane> = self.panes.values().filter(|p| p.agent.is_some()).collect();
+        let mut agents: Vec<&Pane> = self.panes.values().filter(|p| Self::shows(&self.watch, p)).collect();
         agents.sort_by_key(|p| (p.meta.tab, p.meta.id));
         agents
     }
@@ -327,6 +365,24 @@ mod tests {
             ..Default::default()
         });
         assert!(t.agents().is_empty());
+    }
+
+    #[test]
+    fn watching_titles_shows_those_panes_only() {
+        let mut t = PaneTable::with_watch(Watch::Titles(vec!["api".into()]));
+        t.sync(vec![meta(1, "api", false), meta(2, "other", false)]);
+        see(&mut t, 2, &["✽ Pondering… (1s)"], 1);
+        let shown: Vec<u32> = t.agents().iter().map(|p| p.meta.id).collect();
+        assert_eq!(shown, vec![1]);
+    }
+
+    #[test]
+    fn agent_argvs() {
+        let argv = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        assert!(is_agent_argv(&argv("/usr/local/bin/turnstile demo-agent --name a")));
+        assert!(is_agent_argv(&argv("node /x/@anthropic-ai/claude-code/cli.js")));
+        assert!(!is_agent_argv(&argv("/usr/local/bin/turnstile status")));
+        assert!(!is_agent_argv(&[]));
     }
 
     #[test]

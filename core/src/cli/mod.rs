@@ -10,6 +10,8 @@ use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
 use turnstile_core::{ansi, screen, session::SessionStatus};
 
 mod explain;
+mod replay;
+mod status;
 
 const STATES_HELP: &str = "\
 STATES
@@ -56,6 +58,33 @@ enum Command {
         /// The status file.
         file: PathBuf,
     },
+    /// For a zellij session, find the agent in each pane and classify its
+    /// transcript and session status (what the plugin runs).
+    Status {
+        /// The zellij session (default: $ZELLIJ_SESSION_NAME).
+        #[arg(long)]
+        session: Option<String>,
+        /// Only these terminal pane ids (comma-separated); default: every agent pane.
+        #[arg(long, value_delimiter = ',')]
+        panes: Vec<u32>,
+        /// Print the JSON report instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play a recorded Claude Code session in this terminal (screens, transcript, status file).
+    Replay {
+        /// A recording folder (frames.json, transcript.jsonl), as in tests/fixtures.
+        dir: PathBuf,
+        /// The Claude home to write the transcript into (default: $CLAUDE_CONFIG_DIR or ~/.claude).
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// Playback speed factor.
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
+        /// Seconds to stay alive after the last frame (default: forever).
+        #[arg(long)]
+        hold: Option<f64>,
+    },
     /// Explain for people which line decided and why.
     Explain {
         /// A transcript (.jsonl) or a screen dump.
@@ -92,6 +121,15 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Screen { file } => print_json(&screen_json(&read_text(&file)?)),
         Command::Transcript { file } => print_json(&transcript_json(&classify_file(&file, false)?)),
         Command::Session { file } => print_json(&session_json(&read_bytes(&file)?)?),
+        Command::Status { session, panes, json } => {
+            let report = status::report(session, &panes)?;
+            if json {
+                print_json(&serde_json::to_value(&report)?)
+            } else {
+                write_out(&status_table(&report))
+            }
+        }
+        Command::Replay { dir, home, speed, hold } => replay::run(replay::ReplayOptions { dir, home, speed, hold }),
         Command::Explain { file, kind } => {
             let kind = match kind {
                 Some(k) => k,
@@ -165,6 +203,25 @@ fn session_json(bytes: &[u8]) -> Result<Value> {
         "session_id": status.session_id,
         "pid": status.pid,
     }))
+}
+
+fn status_table(report: &turnstile_core::protocol::HostReport) -> String {
+    let mut out = String::from("PANE  STATE        SOURCE      PID      TRANSCRIPT\n");
+    for pane in &report.panes {
+        let Some(agent) = &pane.agent else {
+            continue;
+        };
+        let first = pane.verdicts.first();
+        out.push_str(&format!(
+            "{:<5} {:<12} {:<11} {:<8} {}\n",
+            pane.pane,
+            first.map_or("unknown", |v| v.state.as_str()),
+            first.map_or("-", |v| v.source.as_str()),
+            agent.pid,
+            agent.transcript.as_deref().unwrap_or("-"),
+        ));
+    }
+    out
 }
 
 fn guess_kind(path: &Path) -> Result<InputKind> {

@@ -1,0 +1,200 @@
+//! `turnstile status`: the host side of the plugin. For one zellij session,
+//! finds the agent process of each pane through /proc (its environment holds
+//! `ZELLIJ_PANE_ID` and `ZELLIJ_SESSION_NAME`), its transcript and Claude
+//! Code's session status file, classifies them and answers for all panes in
+//! one run.
+
+use anyhow::{bail, Result};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+use turnstile_core::protocol::{AgentBinding, HostReport, PaneReport};
+use turnstile_core::session::SessionStatus;
+use turnstile_core::{panes, Millis};
+
+/// Milliseconds since the epoch, now.
+pub fn now_ms() -> Millis {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as Millis)
+}
+
+/// An agent process found in /proc.
+#[derive(Debug, Clone)]
+struct AgentProcess {
+    pid: u32,
+    pane: u32,
+    cwd: Option<PathBuf>,
+    claude_home: PathBuf,
+}
+
+/// Builds the report for `session`, for `wanted` panes (all agent panes when empty).
+pub fn report(session: Option<String>, wanted: &[u32]) -> Result<HostReport> {
+    let Some(session) = session.or_else(|| std::env::var("ZELLIJ_SESSION_NAME").ok()) else {
+        bail!("no zellij session: pass --session or run inside zellij");
+    };
+    let agents = find_agents(&session);
+    let at = now_ms();
+    let mut panes: Vec<u32> = wanted.to_vec();
+    panes.extend(agents.keys().filter(|p| wanted.is_empty() || wanted.contains(p)));
+    panes.sort_unstable();
+    panes.dedup();
+    let panes = panes
+        .into_iter()
+        .map(|pane| match agents.get(&pane) {
+            Some(agent) => pane_report(agent, at),
+            None => PaneReport {
+                pane,
+                ..PaneReport::default()
+            },
+        })
+        .collect();
+    Ok(HostReport {
+        session: Some(session),
+        at,
+        panes,
+    })
+}
+
+/// One agent process per pane: the oldest (lowest pid) agent in that pane.
+fn find_agents(session: &str) -> BTreeMap<u32, AgentProcess> {
+    let mut found: BTreeMap<u32, AgentProcess> = BTreeMap::new();
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Some(agent) = agent_process(pid, session) {
+            let keep_old = found.get(&agent.pane).is_some_and(|old| old.pid < pid);
+            if !keep_old {
+                found.insert(agent.pane, agent);
+            }
+        }
+    }
+    found
+}
+
+fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
+    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+    let argv = split_nul(&fs::read(proc_dir.join("cmdline")).ok()?);
+    if !panes::is_agent_argv(&argv) {
+        return None;
+    }
+    let env: BTreeMap<String, String> = split_nul(&fs::read(proc_dir.join("environ")).ok()?)
+        .into_iter()
+        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())))
+        .collect();
+    if env.get("ZELLIJ_SESSION_NAME").map(String::as_str) != Some(session) {
+        return None;
+    }
+    let pane = env.get("ZELLIJ_PANE_ID")?.trim().parse().ok()?;
+    let claude_home = match env.get("CLAUDE_CONFIG_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env.get("HOME")?).join(".claude"),
+    };
+    Some(AgentProcess {
+        pid,
+        pane,
+        cwd: fs::read_link(proc_dir.join("cwd")).ok(),
+        claude_home,
+    })
+}
+
+fn split_nul(bytes: &[u8]) -> Vec<String> {
+    bytes
+        .split(|&b| b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect()
+}
+
+fn pane_report(agent: &AgentProcess, at: Millis) -> PaneReport {
+    let status = fs::read(agent.claude_home.join("sessions").join(format!("{}.json", agent.pid)))
+        .ok()
+        .and_then(|bytes| SessionStatus::parse(&bytes).ok());
+    let session_id = status.as_ref().and_then(|s| s.session_id.clone());
+    let transcript = agent
+        .cwd
+        .as_deref()
+        .and_then(|cwd| find_transcript(&agent.claude_home, cwd, session_id.as_deref()));
+    let mut verdicts = Vec::new();
+    let mut answer = None;
+    let mut transcript_session = None;
+    if let Some(path) = &transcript {
+        if let Ok(v) = super::classify_file(path, false) {
+            verdicts.push(v.to_verdict(at));
+            answer = v.answer.clone();
+            transcript_session = v.session_id.clone();
+        }
+    }
+    if let Some(v) = status.as_ref().and_then(|s| s.to_verdict(at)) {
+        verdicts.push(v);
+    }
+    PaneReport {
+        pane: agent.pane,
+        agent: Some(AgentBinding {
+            pid: agent.pid,
+            cwd: agent.cwd.as_ref().map(|c| c.display().to_string()),
+            session_id: session_id.or(transcript_session),
+            transcript: transcript.map(|t| t.display().to_string()),
+        }),
+        verdicts,
+        answer,
+    }
+}
+
+/// `<home>/projects/<cwd with every non-alphanumeric char as '-'>/<session>.jsonl`,
+/// or the newest transcript of that project when the session id is unknown.
+fn find_transcript(claude_home: &Path, cwd: &Path, session_id: Option<&str>) -> Option<PathBuf> {
+    let folder = claude_home.join("projects").join(project_folder_name(cwd));
+    if let Some(id) = session_id {
+        let exact = folder.join(format!("{id}.jsonl"));
+        if exact.is_file() {
+            return Some(exact);
+        }
+    }
+    fs::read_dir(&folder)
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max()
+        .map(|(_, path)| path)
+}
+
+/// Claude Code's project folder name for a working directory.
+pub fn project_folder_name(cwd: &Path) -> String {
+    cwd.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_folder_names_replace_every_non_alphanumeric() {
+        assert_eq!(
+            project_folder_name(Path::new("/home/u/wrk/a/2.1.332-tool/proj")),
+            "-home-u-wrk-a-2-1-332-tool-proj"
+        );
+    }
+
+    #[test]
+    fn exact_session_transcript_wins_over_the_newest() {
+        let home = tempfile::tempdir().unwrap();
+        let folder = home.path().join("projects").join("-p");
+        fs::create_dir_all(&folder).unwrap();
+        fs::write(folder.join("old.jsonl"), "{}\n").unwrap();
+        fs::write(folder.join("new.jsonl"), "{}\n").unwrap();
+        let found = find_transcript(home.path(), Path::new("/p"), Some("old")).unwrap();
+        assert!(found.ends_with("old.jsonl"));
+        assert!(find_transcript(home.path(), Path::new("/p"), None).is_some());
+        assert!(find_transcript(home.path(), Path::new("/elsewhere"), None).is_none());
+    }
+}

@@ -1,0 +1,193 @@
+//! The plugin's settings, parsed once from the layout's KDL key/value map.
+//!
+//! Unknown keys and bad values never crash: each problem becomes a message
+//! the bar shows, and the setting keeps its default.
+
+use crate::bar::{Color, Palette};
+use std::collections::BTreeMap;
+
+/// Which panes get a segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Watch {
+    /// Panes that show an agent (screen shapes, running command, host binding).
+    Auto,
+    /// Every terminal pane.
+    All,
+    /// Only panes with these titles.
+    Titles(Vec<String>),
+}
+
+/// Typed plugin settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The native command (`turnstile`), a name on the server's PATH or a path.
+    pub host_command: String,
+    /// Host polling interval while an agent works or waits (ms).
+    pub poll_ms: u64,
+    /// Host polling interval otherwise, to discover agents (ms).
+    pub idle_poll_ms: u64,
+    /// Screen polling interval for agent panes in tabs no client views (ms).
+    pub hidden_poll_ms: u64,
+    /// Which panes to show.
+    pub watch: Watch,
+    /// Bar colours (`None`: take them from the zellij theme).
+    pub palette: Option<Palette>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            host_command: "turnstile".into(),
+            poll_ms: 500,
+            idle_poll_ms: 3000,
+            hidden_poll_ms: 2000,
+            watch: Watch::Auto,
+            palette: None,
+        }
+    }
+}
+
+const KNOWN: &[&str] = &[
+    "host_command",
+    "poll_ms",
+    "idle_poll_ms",
+    "hidden_poll_ms",
+    "watch",
+    "color_text",
+    "color_background",
+    "color_working",
+    "color_done",
+    "color_failed",
+    "color_waiting",
+    "color_muted",
+];
+
+impl Config {
+    /// Parses the settings; returns the config and the problems found.
+    pub fn parse(map: &BTreeMap<String, String>) -> (Config, Vec<String>) {
+        let mut config = Config::default();
+        let mut problems = Vec::new();
+        for key in map.keys().filter(|k| !KNOWN.contains(&k.as_str())) {
+            problems.push(format!("unknown setting `{key}`"));
+        }
+        if let Some(cmd) = map.get("host_command") {
+            match cmd.trim() {
+                "" => problems.push("host_command is empty".into()),
+                cmd => config.host_command = cmd.to_owned(),
+            }
+        }
+        for (key, slot) in [
+            ("poll_ms", &mut config.poll_ms),
+            ("idle_poll_ms", &mut config.idle_poll_ms),
+            ("hidden_poll_ms", &mut config.hidden_poll_ms),
+        ] {
+            if let Some(raw) = map.get(key) {
+                match raw.trim().parse::<u64>() {
+                    Ok(ms) if (100..=600_000).contains(&ms) => *slot = ms,
+                    _ => problems.push(format!(
+                        "{key} must be a number of ms between 100 and 600000, not `{raw}`"
+                    )),
+                }
+            }
+        }
+        if let Some(raw) = map.get("watch") {
+            config.watch = match raw.trim() {
+                "auto" | "" => Watch::Auto,
+                "all" => Watch::All,
+                list => Watch::Titles(
+                    list.split(',')
+                        .map(|t| t.trim().to_owned())
+                        .filter(|t| !t.is_empty())
+                        .collect(),
+                ),
+            };
+        }
+        config.palette = parse_palette(map, &mut problems);
+        (config, problems)
+    }
+}
+
+fn parse_palette(map: &BTreeMap<String, String>, problems: &mut Vec<String>) -> Option<Palette> {
+    let mut palette = Palette::default();
+    let mut any = false;
+    for (key, slot) in [
+        ("color_text", &mut palette.text),
+        ("color_background", &mut palette.background),
+        ("color_working", &mut palette.working),
+        ("color_done", &mut palette.done),
+        ("color_failed", &mut palette.failed),
+        ("color_waiting", &mut palette.waiting),
+        ("color_muted", &mut palette.muted),
+    ] {
+        if let Some(raw) = map.get(key) {
+            match parse_color(raw) {
+                Some(c) => {
+                    *slot = c;
+                    any = true;
+                }
+                None => problems.push(format!("{key} must be #rrggbb or 0-255, not `{raw}`")),
+            }
+        }
+    }
+    any.then_some(palette)
+}
+
+/// `#rrggbb` or a 256-colour index.
+pub fn parse_color(raw: &str) -> Option<Color> {
+    let raw = raw.trim();
+    if let Some(hex) = raw.strip_prefix('#') {
+        if hex.len() != 6 || !hex.is_ascii() {
+            return None;
+        }
+        let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+        return Some(Color::Rgb(byte(0)?, byte(2)?, byte(4)?));
+    }
+    raw.parse::<u8>().ok().map(Color::Indexed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn defaults_without_settings() {
+        let (c, problems) = Config::parse(&BTreeMap::new());
+        assert_eq!(c, Config::default());
+        assert!(problems.is_empty());
+    }
+
+    #[test]
+    fn good_settings_are_taken() {
+        let (c, problems) = Config::parse(&map(&[
+            ("host_command", "/opt/bin/turnstile"),
+            ("poll_ms", "250"),
+            ("watch", "api, docs"),
+            ("color_done", "#00ff7f"),
+        ]));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(c.host_command, "/opt/bin/turnstile");
+        assert_eq!(c.poll_ms, 250);
+        assert_eq!(c.watch, Watch::Titles(vec!["api".into(), "docs".into()]));
+        assert_eq!(c.palette.unwrap().done, Color::Rgb(0, 255, 127));
+    }
+
+    #[test]
+    fn bad_settings_become_messages_and_keep_defaults() {
+        let (c, problems) = Config::parse(&map(&[
+            ("poll_ms", "fast"),
+            ("idle_poll_ms", "5"),
+            ("color_failed", "#zz0000"),
+            ("color_done", "#ü0000"),
+            ("colour", "red"),
+            ("host_command", "  "),
+        ]));
+        assert_eq!(c.poll_ms, Config::default().poll_ms);
+        assert_eq!(c.host_command, "turnstile");
+        assert_eq!(problems.len(), 6, "{problems:?}");
+        assert!(problems.iter().any(|p| p.contains("unknown setting `colour`")));
+    }
+}
