@@ -1,58 +1,463 @@
-//! turnstile.wasm — zellij-tile glue over turnstile-core. For now it renders
-//! the screen verdict of every reported pane; the full bar comes next.
+//! turnstile.wasm — the zellij status bar. Thin glue: zellij events become
+//! calls into `turnstile_core` (screen matcher, pane table, arbiter, bar),
+//! core decisions become zellij commands. Nothing here may panic: a panic
+//! removes the bar.
+//!
+//! Every tab runs its own copy of the bar. One copy, the *leader* (lowest
+//! plugin id of this plugin's URL), subscribes to pane output, runs the host
+//! command and answers pipes; it sends the other copies the rows to draw.
 
-use std::collections::BTreeMap;
-use turnstile_core::screen;
+mod leader;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::{SystemTime, UNIX_EPOCH};
+use turnstile_core::bar::{self, Color, Palette, Rendered, Segment};
+use turnstile_core::config::Config;
+use turnstile_core::panes::PaneTable;
+use turnstile_core::protocol::{HostReport, PaneReport, PaneSummary, PIPE_STATE, PIPE_VERDICT};
+use turnstile_core::{screen, Millis};
 use zellij_tile::prelude::*;
+
+/// Pipe name the leader uses to hand rows to the other copies.
+const PIPE_SYNC: &str = "turnstile-sync";
+/// Context key of host command runs.
+const CTX_KIND: &str = "turnstile";
+/// How often the plugin wakes up (s); the intervals in the config are multiples.
+const TICK_SECS: f64 = 0.25;
 
 #[derive(Default)]
 struct Plugin {
-    states: BTreeMap<u32, turnstile_core::State>,
+    config: Config,
+    problems: Vec<String>,
+    table: PaneTable,
+    granted: bool,
+    queued: Vec<Event>,
+    role: leader::Role,
+    theme: Option<Palette>,
+    /// Rows received from the leader (followers only).
+    synced: Vec<PaneSummary>,
+    rendered: Option<Rendered>,
+    host: HostRuns,
+    viewed_tabs: BTreeSet<usize>,
+    last_hidden_poll: Millis,
+    message: Option<(String, Millis)>,
+    cols: usize,
+}
+
+/// Bookkeeping of host command runs: never more than one in flight.
+#[derive(Default)]
+struct HostRuns {
+    in_flight: bool,
+    wanted: bool,
+    last_start: Millis,
+    request: u64,
+    error: Option<String>,
+}
+
+fn now_ms() -> Millis {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as Millis)
 }
 
 impl ZellijPlugin for Plugin {
-    fn load(&mut self, _configuration: BTreeMap<String, String>) {
-        request_permission(&[PermissionType::ReadPaneContents]);
-        subscribe(&[EventType::PaneRenderReport]);
+    fn load(&mut self, configuration: BTreeMap<String, String>) {
+        let (config, problems) = Config::parse(&configuration);
+        self.table = PaneTable::with_watch(config.watch.clone());
+        self.config = config;
+        self.problems = problems;
+        request_permission(&[
+            PermissionType::ReadApplicationState,
+            PermissionType::ReadPaneContents,
+            PermissionType::RunCommands,
+            PermissionType::WriteToStdin,
+            PermissionType::ChangeApplicationState,
+            PermissionType::ReadCliPipes,
+            PermissionType::MessageAndLaunchOtherPlugins,
+        ]);
+        subscribe(&[
+            EventType::PermissionRequestResult,
+            EventType::PaneUpdate,
+            EventType::TabUpdate,
+            EventType::ModeUpdate,
+            EventType::RunCommandResult,
+            EventType::Timer,
+            EventType::Mouse,
+            EventType::CommandChanged,
+        ]);
     }
 
     fn update(&mut self, event: Event) -> bool {
-        let Event::PaneRenderReport(report) = event else {
+        if let Event::PermissionRequestResult(status) = event {
+            return self.on_permission(status);
+        }
+        if !self.granted {
+            // Events before permissions are granted are replayed, oldest first.
+            self.queued.push(event);
             return false;
+        }
+        self.handle(event)
+    }
+
+    fn pipe(&mut self, message: PipeMessage) -> bool {
+        let Some(payload) = message.payload.as_deref() else {
+            return false; // the empty message that follows every real one
         };
+        match message.name.as_str() {
+            PIPE_SYNC => self.on_sync(payload),
+            PIPE_STATE if self.role.is_leader() => {
+                self.answer_state(&message.source);
+                false
+            }
+            PIPE_VERDICT if self.role.is_leader() => self.on_pushed_verdict(payload),
+            _ => false,
+        }
+    }
+
+    fn render(&mut self, _rows: usize, cols: usize) {
+        self.cols = cols;
+        let now = now_ms();
+        let segments = self.segments();
+        let palette = self.config.palette.or(self.theme).unwrap_or_default();
+        let message = self.message_text(now);
+        let rendered = bar::render(&segments, now, cols, &palette, message.as_deref());
+        print!("{}", rendered.line);
+        self.rendered = Some(rendered);
+    }
+}
+
+impl Plugin {
+    fn on_permission(&mut self, status: PermissionStatus) -> bool {
+        if status == PermissionStatus::Denied {
+            self.problems
+                .push("permissions denied: grant them in permissions.kdl".into());
+            return true;
+        }
+        self.granted = true;
+        set_selectable(false);
+        set_timeout(TICK_SECS);
+        let queued = std::mem::take(&mut self.queued);
+        let mut changed = true;
+        for event in queued {
+            changed |= self.handle(event);
+        }
+        changed
+    }
+
+    fn handle(&mut self, event: Event) -> bool {
+        let now = now_ms();
+        match event {
+            Event::PaneUpdate(manifest) => self.on_panes(&manifest),
+            Event::TabUpdate(tabs) => self.on_tabs(&tabs),
+            Event::ModeUpdate(mode) => self.on_theme(&mode),
+            Event::PaneRenderReport(report) => self.on_render_report(report, now),
+            Event::RunCommandResult(code, stdout, stderr, context) => {
+                self.on_host_result(code, &stdout, &stderr, &context, now)
+            }
+            Event::Timer(_) => self.on_tick(now),
+            Event::Mouse(Mouse::LeftClick(_, col)) => self.on_click(col),
+            Event::CommandChanged(PaneId::Terminal(_), _, _, _) => {
+                self.host.wanted = true;
+                false
+            }
+            _ => false,
+        }
+    }
+
+    fn on_panes(&mut self, manifest: &PaneManifest) -> bool {
+        let me = get_plugin_ids().plugin_id;
+        let role = leader::elect(me, manifest);
+        let became_leader = role.is_leader() && !self.role.is_leader();
+        let lost_leadership = !role.is_leader() && self.role.is_leader();
+        self.role = role;
+        if became_leader {
+            subscribe(&[EventType::PaneRenderReport]);
+            self.host.wanted = true;
+        } else if lost_leadership {
+            unsubscribe(&[EventType::PaneRenderReport]);
+        }
+        let metas = leader::terminal_panes(manifest, &self.viewed_tabs);
+        let changed = self.table.sync(metas) || became_leader;
+        if changed && self.role.is_leader() {
+            self.broadcast();
+        }
+        changed
+    }
+
+    fn on_tabs(&mut self, tabs: &[TabInfo]) -> bool {
+        self.viewed_tabs = leader::viewed_tabs(tabs);
+        false
+    }
+
+    fn on_theme(&mut self, mode: &ModeInfo) -> bool {
+        let colors = &mode.style.colors;
+        let theme = Palette {
+            text: color(colors.text_unselected.base),
+            background: color(colors.text_unselected.background),
+            working: color(colors.text_unselected.emphasis_0),
+            done: color(colors.exit_code_success.base),
+            failed: color(colors.exit_code_error.base),
+            waiting: color(colors.text_unselected.emphasis_3),
+            muted: Palette::default().muted,
+        };
+        let changed = self.theme != Some(theme);
+        self.theme = Some(theme);
+        changed
+    }
+
+    fn on_render_report(&mut self, report: HashMap<PaneId, PaneContents>, now: Millis) -> bool {
+        if !self.role.is_leader() {
+            return false;
+        }
         let mut changed = false;
         for (pane, contents) in report {
-            if let PaneId::Terminal(id) = pane {
-                let state = screen::classify(&contents.viewport).state;
-                changed |= self.states.insert(id, state) != Some(state);
+            let PaneId::Terminal(id) = pane else { continue };
+            changed |= self.observe_viewport(id, &contents.viewport, now);
+        }
+        if changed {
+            self.broadcast();
+        }
+        changed
+    }
+
+    /// Runs the screen matcher on a viewport. A new screen state is only
+    /// believed when the pane is not scrolled back into its history.
+    fn observe_viewport(&mut self, id: u32, viewport: &[String], now: Millis) -> bool {
+        let verdict = screen::classify(viewport);
+        if self.table.is_screen_edge(id, verdict.state) && is_scrolled_back(id) {
+            return self.table.forget_screen(id, now).is_some();
+        }
+        match self.table.observe_screen(id, &verdict, now) {
+            Some(_) => {
+                // A screen edge: ask the authoritative sources at once.
+                self.host.wanted = true;
+                self.run_host(now);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn on_tick(&mut self, now: Millis) -> bool {
+        set_timeout(TICK_SECS);
+        if !self.role.is_leader() {
+            // Followers redraw durations once a second.
+            return now / 1000 != now.saturating_sub((TICK_SECS * 1000.0) as Millis) / 1000;
+        }
+        let mut changed = !self.table.tick(now).is_empty();
+        changed |= self.poll_hidden_panes(now);
+        let interval = if self.table.any_active() {
+            self.config.poll_ms
+        } else {
+            self.config.idle_poll_ms
+        };
+        if now.saturating_sub(self.host.last_start) >= interval {
+            self.host.wanted = true;
+        }
+        self.run_host(now);
+        if changed {
+            self.broadcast();
+        }
+        // Working segments show a running duration: redraw each second.
+        changed || self.table.any_active()
+    }
+
+    /// Panes in tabs no client views get no render reports: read them.
+    fn poll_hidden_panes(&mut self, now: Millis) -> bool {
+        if now.saturating_sub(self.last_hidden_poll) < self.config.hidden_poll_ms {
+            return false;
+        }
+        self.last_hidden_poll = now;
+        let hidden: Vec<u32> = self
+            .table
+            .agents()
+            .iter()
+            .filter(|p| !self.viewed_tabs.contains(&p.meta.tab))
+            .map(|p| p.meta.id)
+            .collect();
+        let mut changed = false;
+        for id in hidden {
+            if let Ok(contents) = get_pane_scrollback(PaneId::Terminal(id), false) {
+                changed |= self.observe_viewport(id, &contents.viewport, now);
             }
         }
         changed
     }
 
-    fn render(&mut self, _rows: usize, _cols: usize) {
-        let line: Vec<String> = self.states.iter().map(|(id, s)| format!("{id} {s}")).collect();
-        print!("{}", line.join(" │ "));
+    fn run_host(&mut self, now: Millis) {
+        if self.host.in_flight || !self.host.wanted || !self.role.is_leader() {
+            return;
+        }
+        let ids = self.table.ids();
+        if ids.is_empty() {
+            return;
+        }
+        let panes: Vec<String> = ids.iter().map(u32::to_string).collect();
+        let panes = panes.join(",");
+        self.host.request += 1;
+        let context = BTreeMap::from([
+            (CTX_KIND.to_owned(), "status".to_owned()),
+            ("request".to_owned(), self.host.request.to_string()),
+        ]);
+        let cmd = self.config.host_command.clone();
+        run_command(&[cmd.as_str(), "status", "--json", "--panes", &panes], context);
+        self.host.in_flight = true;
+        self.host.wanted = false;
+        self.host.last_start = now;
+    }
+
+    fn on_host_result(
+        &mut self,
+        code: Option<i32>,
+        stdout: &[u8],
+        stderr: &[u8],
+        context: &BTreeMap<String, String>,
+        now: Millis,
+    ) -> bool {
+        if context.get(CTX_KIND).map(String::as_str) != Some("status") {
+            return false;
+        }
+        if context.get("request") != Some(&self.host.request.to_string()) {
+            return false; // an answer to a superseded request
+        }
+        self.host.in_flight = false;
+        let report = match (code, HostReport::parse(stdout)) {
+            (Some(0), Ok(report)) => report,
+            (_, parsed) => {
+                let why = String::from_utf8_lossy(stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned();
+                let why = match parsed {
+                    Err(e) if why.is_empty() => e,
+                    _ => why,
+                };
+                let error = format!("host command `{}` failed: {why}", self.config.host_command);
+                let changed = self.host.error.as_ref() != Some(&error);
+                self.host.error = Some(error);
+                return changed;
+            }
+        };
+        let had_error = self.host.error.take().is_some();
+        let mut changed = had_error;
+        for pane in report.panes {
+            changed |= self.table.observe_report(pane).is_some();
+        }
+        changed |= !self.table.tick(now).is_empty();
+        self.run_host(now);
+        if changed {
+            self.broadcast();
+        }
+        // Agents found by the host may have no segment yet: always redraw.
+        true
+    }
+
+    fn on_pushed_verdict(&mut self, payload: &str) -> bool {
+        match serde_json::from_str::<PaneReport>(payload) {
+            Ok(report) => {
+                let changed = self.table.observe_report(report).is_some();
+                if changed {
+                    self.broadcast();
+                }
+                changed
+            }
+            Err(e) => {
+                self.message = Some((format!("bad verdict message: {e}"), now_ms()));
+                true
+            }
+        }
+    }
+
+    fn answer_state(&self, source: &PipeSource) {
+        let json = serde_json::to_string(&self.table.summaries()).unwrap_or_else(|_| "[]".into());
+        if let PipeSource::Cli(pipe_id) = source {
+            cli_pipe_output(pipe_id, &format!("{json}\n"));
+        }
+    }
+
+    fn on_sync(&mut self, payload: &str) -> bool {
+        if self.role.is_leader() {
+            return false;
+        }
+        match serde_json::from_str::<Vec<PaneSummary>>(payload) {
+            Ok(rows) => {
+                let changed = rows != self.synced;
+                self.synced = rows;
+                changed
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Hands the rows to the other copies of the bar.
+    fn broadcast(&self) {
+        let followers = self.role.followers();
+        if followers.is_empty() {
+            return;
+        }
+        let Ok(payload) = serde_json::to_string(&self.table.summaries()) else {
+            return;
+        };
+        for id in followers {
+            pipe_message_to_plugin(
+                MessageToPlugin::new(PIPE_SYNC)
+                    .with_destination_plugin_id(*id)
+                    .with_payload(payload.clone()),
+            );
+        }
+    }
+
+    fn segments(&self) -> Vec<Segment> {
+        let rows = if self.role.is_leader() {
+            self.table.summaries()
+        } else {
+            self.synced.clone()
+        };
+        rows.into_iter()
+            .map(|r| Segment {
+                pane: r.pane,
+                name: r.name,
+                state: r.state,
+                confirmed: r.confirmed,
+                since: r.since,
+                unseen: r.unseen,
+            })
+            .collect()
+    }
+
+    fn message_text(&self, now: Millis) -> Option<String> {
+        if let Some(problem) = self.problems.first() {
+            return Some(format!("turnstile config: {problem}"));
+        }
+        if let Some(error) = &self.host.error {
+            return Some(error.clone());
+        }
+        self.message
+            .as_ref()
+            .filter(|(_, at)| now.saturating_sub(*at) < 5_000)
+            .map(|(m, _)| m.clone())
+    }
+
+    fn on_click(&mut self, col: usize) -> bool {
+        if let Some(pane) = self.rendered.as_ref().and_then(|r| r.pane_at(col)) {
+            focus_terminal_pane(pane, false, false);
+        }
+        false
+    }
+}
+
+/// True when the pane's viewport is scrolled back into its history.
+fn is_scrolled_back(id: u32) -> bool {
+    get_pane_scrollback(PaneId::Terminal(id), true).is_ok_and(|c| !c.lines_below_viewport.is_empty())
+}
+
+fn color(c: PaletteColor) -> Color {
+    match c {
+        PaletteColor::Rgb((r, g, b)) => Color::Rgb(r, g, b),
+        PaletteColor::EightBit(i) => Color::Indexed(i),
     }
 }
 
 #[cfg(not(test))]
 register_plugin!(Plugin);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashMap;
-
-    #[test]
-    fn a_banner_in_a_render_report_flips_the_pane_to_done() {
-        let mut plugin = Plugin::default();
-        let contents = PaneContents {
-            viewport: vec!["● ok".into(), "✻ Brewed for 4s".into()],
-            ..PaneContents::default()
-        };
-        let report = HashMap::from([(PaneId::Terminal(3), contents)]);
-        assert!(plugin.update(Event::PaneRenderReport(report)));
-        assert_eq!(plugin.states.get(&3), Some(&turnstile_core::State::Done));
-    }
-}

@@ -1,0 +1,146 @@
+"""A real zellij 0.45.1 in tmux, sandboxed, for end-to-end tests.
+
+Each `Zellij` gets its own HOME, config dir, cache (pre-granted plugin
+permissions), TMPDIR and session name. Steps poll a condition until it holds
+or a timeout passes: no fixed sleeps decide a test."""
+import json, os, shutil, subprocess, tempfile, time, uuid
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "claude-code")
+PERMISSIONS = ("ReadApplicationState", "ReadPaneContents", "RunCommands", "WriteToStdin",
+               "ChangeApplicationState", "ReadCliPipes", "MessageAndLaunchOtherPlugins")
+
+
+def zellij_bin():
+    return os.environ.get("TURNSTILE_ZELLIJ") or subprocess.check_output(
+        [os.path.join(ROOT, "scripts", "ensure-zellij")], text=True).strip()
+
+
+def turnstile_bin():
+    return os.environ.get("TURNSTILE_BIN") or os.path.join(ROOT, "target", "release", "turnstile")
+
+
+def wasm_path():
+    return os.environ.get("TURNSTILE_WASM") or os.path.join(ROOT, "dist", "turnstile.wasm")
+
+
+def kdl(s):
+    return json.dumps(s)  # KDL strings use the same escapes as JSON for our paths
+
+
+class Timeout(AssertionError):
+    pass
+
+
+def wait_for(what, probe, timeout=20.0, interval=0.1):
+    """Polls `probe` until it returns a truthy value; raises with the last value seen."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = probe()
+        if last:
+            return last
+        time.sleep(interval)
+    raise Timeout(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
+
+
+class Zellij:
+    """One sandboxed zellij session running `layout_body` in a tmux window."""
+
+    def __init__(self, panes, plugin_config=None, cols=160, rows=45, tabs=None):
+        self.dir = tempfile.mkdtemp(prefix="turnstile-e2e-")
+        self.home = os.path.join(self.dir, "home")
+        self.work = os.path.join(self.dir, "work")
+        self.session = "ts" + uuid.uuid4().hex[:8]
+        self.tmux = "tse" + uuid.uuid4().hex[:8]
+        self.zellij = zellij_bin()
+        for d in (self.home, self.work, os.path.join(self.dir, "config"), os.path.join(self.dir, "cache", "zellij"),
+                  os.path.join(self.dir, "tmp")):
+            os.makedirs(d, exist_ok=True)
+        self.plugin_config = {"host_command": turnstile_bin(), "poll_ms": "300", "idle_poll_ms": "1000",
+                              "hidden_poll_ms": "500", **(plugin_config or {})}
+        self._write_config()
+        self.layout = os.path.join(self.dir, "layout.kdl")
+        with open(self.layout, "w") as f:
+            f.write(self.layout_kdl(tabs or [panes]))
+        self.env = {**os.environ, "HOME": self.home, "XDG_CACHE_HOME": os.path.join(self.dir, "cache"),
+                    "XDG_CONFIG_HOME": os.path.join(self.dir, "config"), "TMPDIR": os.path.join(self.dir, "tmp"),
+                    "SHELL": "/bin/bash"}
+        for k in ("TMUX", "TMUX_PANE", "TERM_PROGRAM", "ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"):
+            self.env.pop(k, None)
+        cmd = [self.zellij, "--config-dir", os.path.join(self.dir, "config"), "--new-session-with-layout", self.layout,
+               "--session", self.session]
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.tmux, "-x", str(cols), "-y", str(rows),
+                        "env", *[f"{k}={v}" for k, v in self.env.items() if k in (
+                            "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TMPDIR", "PATH", "SHELL")],
+                        "TERM=xterm-256color", *cmd], check=True, env=self.env)
+
+    def _write_config(self):
+        with open(os.path.join(self.dir, "config", "config.kdl"), "w") as f:
+            f.write('show_startup_tips false\nshow_release_notes false\nsession_serialization false\n'
+                    'pane_frames false\nmouse_mode true\n')
+        perms = " ".join(PERMISSIONS)
+        with open(os.path.join(self.dir, "cache", "zellij", "permissions.kdl"), "w") as f:
+            f.write(f'{kdl(wasm_path())} {{\n' + "".join(f"    {p}\n" for p in PERMISSIONS) + "}\n")
+
+    def plugin_block(self):
+        cfg = "".join(f"            {k} {kdl(v)}\n" for k, v in self.plugin_config.items())
+        return (f'    pane size=1 borderless=true {{\n        plugin location={kdl("file:" + wasm_path())} {{\n'
+                f'{cfg}        }}\n    }}\n')
+
+    def layout_kdl(self, tabs):
+        out = "layout {\n"
+        for i, panes in enumerate(tabs):
+            out += f'    tab name="t{i}" {{\n' + self.plugin_block().replace("\n    ", "\n        ").replace("    pane size=1", "        pane size=1", 1)
+            out += '        pane split_direction="vertical" {\n'
+            for name, argv in panes:
+                args = " ".join(kdl(a) for a in argv[1:])
+                out += (f'            pane name={kdl(name)} command={kdl(argv[0])} {{\n'
+                        f'                args {args}\n                cwd {kdl(self.work)}\n            }}\n')
+            out += "        }\n    }\n"
+        return out + "}\n"
+
+    # ------------------------------------------------------------------ reading
+    def screen(self, escapes=False):
+        args = ["tmux", "capture-pane", "-p", "-t", self.tmux] + (["-e"] if escapes else [])
+        return subprocess.run(args, capture_output=True, text=True).stdout
+
+    def bar(self):
+        """The bar row: the first line of the tmux screen (the bar pane is on top)."""
+        lines = self.screen().splitlines()
+        return lines[0] if lines else ""
+
+    def action(self, *args, check=True):
+        return subprocess.run([self.zellij, "--session", self.session, "action", *args], capture_output=True,
+                              text=True, env=self.env, check=check, stdin=subprocess.DEVNULL, timeout=20)
+
+    def pipe(self, name, payload="", plugin=None):
+        cmd = [self.zellij, "--session", self.session, "pipe", "--name", name]
+        if plugin:
+            cmd += ["--plugin", plugin]
+        return subprocess.run(cmd + ["--", payload], capture_output=True, text=True, env=self.env,
+                              stdin=subprocess.DEVNULL, timeout=20)
+
+    def list_panes(self):
+        out = self.action("list-panes", "--json", "--all", check=False).stdout
+        try:
+            return json.loads(out)
+        except ValueError:
+            return []
+
+    def close(self):
+        subprocess.run([self.zellij, "kill-session", self.session], capture_output=True, env=self.env,
+                       stdin=subprocess.DEVNULL, timeout=20)
+        subprocess.run(["tmux", "kill-session", "-t", self.tmux], capture_output=True)
+        if not os.environ.get("TURNSTILE_KEEP"):
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def replay(fixture, speed=1.0, hold=600):
+    return [turnstile_bin(), "replay", os.path.join(FIXTURES, fixture), "--speed", str(speed), "--hold", str(hold)]
