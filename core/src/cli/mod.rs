@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
 use turnstile_core::{ansi, screen, session::SessionStatus};
 
+mod demo_agent;
 mod explain;
 mod replay;
 mod status;
@@ -85,6 +86,27 @@ enum Command {
         #[arg(long)]
         hold: Option<f64>,
     },
+    /// A simulated Claude Code (screens, transcript, status file) for demos and tests.
+    DemoAgent {
+        /// Shown in prompts and answers.
+        #[arg(long, default_value = "agent")]
+        name: String,
+        /// Claude home to write into (default: $TMPDIR/turnstile-demo/.claude).
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// Outcomes of the turns in order, e.g. `done,fail,wait,interrupt` (default: random, forever).
+        #[arg(long, default_value = "")]
+        script: String,
+        /// Seed of the random outcomes and verbs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Time scale (1.0 default pace, 0.5 twice as fast).
+        #[arg(long, default_value_t = 1.0)]
+        pace: f64,
+        /// Stop after this many turns and stay at the prompt.
+        #[arg(long)]
+        turns: Option<u32>,
+    },
     /// Explain for people which line decided and why.
     Explain {
         /// A transcript (.jsonl) or a screen dump.
@@ -130,6 +152,21 @@ fn dispatch(command: Command) -> Result<()> {
             }
         }
         Command::Replay { dir, home, speed, hold } => replay::run(replay::ReplayOptions { dir, home, speed, hold }),
+        Command::DemoAgent {
+            name,
+            home,
+            script,
+            seed,
+            pace,
+            turns,
+        } => demo_agent::run(demo_agent::DemoOptions {
+            name,
+            home: home.unwrap_or_else(|| demo_agent::default_demo_home(None)),
+            script,
+            seed,
+            pace,
+            turns,
+        }),
         Command::Explain { file, kind } => {
             let kind = match kind {
                 Some(k) => k,

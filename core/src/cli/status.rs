@@ -91,9 +91,10 @@ fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
         return None;
     }
     let pane = env.get("ZELLIJ_PANE_ID")?.trim().parse().ok()?;
-    let claude_home = match env.get("CLAUDE_CONFIG_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env.get("HOME")?).join(".claude"),
+    let claude_home = match (simulated_home(&argv, &env), env.get("CLAUDE_CONFIG_DIR")) {
+        (Some(home), _) => home,
+        (None, Some(dir)) => PathBuf::from(dir),
+        (None, None) => PathBuf::from(env.get("HOME")?).join(".claude"),
     };
     Some(AgentProcess {
         pid,
@@ -101,6 +102,24 @@ fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
         cwd: fs::read_link(proc_dir.join("cwd")).ok(),
         claude_home,
     })
+}
+
+/// The Claude home of `turnstile demo-agent` / `turnstile replay`: its
+/// `--home` argument, else the demo agent's default under its TMPDIR.
+fn simulated_home(argv: &[String], env: &BTreeMap<String, String>) -> Option<PathBuf> {
+    let program = argv.first()?.rsplit('/').next()?;
+    if program != "turnstile" {
+        return None;
+    }
+    let home = argv.windows(2).find(|w| w[0] == "--home").map(|w| PathBuf::from(&w[1]));
+    match (home, argv.get(1).map(String::as_str)) {
+        (Some(home), _) => Some(home),
+        (None, Some("demo-agent")) => {
+            let tmp = env.get("TMPDIR").map(PathBuf::from);
+            Some(super::demo_agent::default_demo_home(tmp.as_deref()))
+        }
+        _ => None,
+    }
 }
 
 fn split_nul(bytes: &[u8]) -> Vec<String> {

@@ -1,0 +1,423 @@
+//! `turnstile demo-agent`: a simulated Claude Code for the demo and the tests.
+//!
+//! It draws what Claude Code draws (prompt echo, a spinner with rotating
+//! invented verbs, tool calls, the finished banner with a verb of its own
+//! invention and the ` · done <time>` suffix, API errors, interrupts, a
+//! permission dialog) and writes a transcript in the real JSONL format plus
+//! a session status file into its own Claude home — no account, no network.
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+/// What one turn ends with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A normal answer.
+    Done,
+    /// An API error after retries.
+    Fail,
+    /// The user pressed Escape.
+    Interrupt,
+    /// A permission dialog first, approved after a while, then an answer.
+    Wait,
+}
+
+impl Outcome {
+    fn parse(word: &str) -> Option<Outcome> {
+        match word.trim() {
+            "done" => Some(Outcome::Done),
+            "fail" | "failed" => Some(Outcome::Fail),
+            "interrupt" | "interrupted" => Some(Outcome::Interrupt),
+            "wait" | "waiting" => Some(Outcome::Wait),
+            _ => None,
+        }
+    }
+}
+
+/// Options of the simulated agent.
+pub struct DemoOptions {
+    /// Shown in prompts and answers.
+    pub name: String,
+    /// Claude home to write into.
+    pub home: PathBuf,
+    /// Outcomes of the turns, in order (`done,fail,wait,interrupt`); empty: random.
+    pub script: String,
+    /// Seed of the random outcomes and verbs.
+    pub seed: u64,
+    /// Time scale: 1.0 is the default pace, 0.5 twice as fast.
+    pub pace: f64,
+    /// Stop after this many turns (then stay at the prompt).
+    pub turns: Option<u32>,
+}
+
+/// Parses `done,fail,…`; a clear error for an unknown word.
+pub fn parse_script(script: &str) -> Result<Vec<Outcome>> {
+    script
+        .split(',')
+        .filter(|w| !w.trim().is_empty())
+        .map(|w| Outcome::parse(w).with_context(|| format!("unknown outcome `{w}` (use done, fail, interrupt, wait)")))
+        .collect()
+}
+
+/// Runs the agent until killed (or `turns` are done, then idles).
+pub fn run(options: DemoOptions) -> Result<()> {
+    let script = parse_script(&options.script)?;
+    let mut agent = Agent::new(&options)?;
+    let mut turn = 0u32;
+    loop {
+        if options.turns.is_some_and(|n| turn >= n) {
+            agent.pause(3600.0);
+            continue;
+        }
+        let outcome = match script.get(turn as usize) {
+            Some(o) => *o,
+            None if !script.is_empty() => {
+                agent.pause(3600.0);
+                continue;
+            }
+            None => agent.random_outcome(),
+        };
+        turn += 1;
+        agent.turn(turn, outcome)?;
+        agent.pause(4.0 + agent.rand(4) as f64);
+    }
+}
+
+struct Agent {
+    name: String,
+    pace: f64,
+    rng: Cell<u64>,
+    transcript: PathBuf,
+    status_file: PathBuf,
+    session_id: String,
+    cwd: String,
+    history: Vec<String>,
+    parent: RefCell<Option<String>>,
+}
+
+impl Agent {
+    fn new(options: &DemoOptions) -> Result<Agent> {
+        let cwd = std::env::current_dir().context("no current directory")?;
+        let pid = std::process::id();
+        let session_id = format!(
+            "demo{pid:08x}-{:04x}-4000-8000-{:012x}",
+            options.seed & 0xffff,
+            epoch_ms()
+        );
+        let folder = options
+            .home
+            .join("projects")
+            .join(super::status::project_folder_name(&cwd));
+        fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
+        fs::create_dir_all(options.home.join("sessions")).context("cannot create the sessions folder")?;
+        let agent = Agent {
+            name: options.name.clone(),
+            pace: options.pace.max(0.05),
+            rng: Cell::new(options.seed.wrapping_mul(6364136223846793005).wrapping_add(pid as u64) | 1),
+            transcript: folder.join(format!("{session_id}.jsonl")),
+            status_file: options.home.join("sessions").join(format!("{pid}.json")),
+            session_id,
+            cwd: cwd.display().to_string(),
+            history: vec![
+                format!(" ✻ turnstile demo agent · {}", options.name),
+                format!("   {}", cwd.display()),
+                String::new(),
+            ],
+            parent: RefCell::new(None),
+        };
+        fs::write(&agent.transcript, b"").context("cannot create the transcript")?;
+        agent.status("idle", None);
+        agent.draw(None, false, None);
+        Ok(agent)
+    }
+
+    fn rand(&self, n: u64) -> u64 {
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        x % n.max(1)
+    }
+
+    fn random_outcome(&self) -> Outcome {
+        match self.rand(10) {
+            0 => Outcome::Fail,
+            1 => Outcome::Interrupt,
+            2 => Outcome::Wait,
+            _ => Outcome::Done,
+        }
+    }
+
+    /// A verb of its own invention: `Zorbling…` while working, `Zorbled` when done.
+    fn verb_stem(&self) -> String {
+        const HEADS: &[&str] = &[
+            "Flib", "Zor", "Quan", "Mer", "Bli", "Tro", "Spla", "Gron", "Wib", "Skee",
+        ];
+        const TAILS: &[&str] = &["bert", "dl", "ticul", "vor", "zinn", "mp", "gl", "rk"];
+        let head = HEADS[self.rand(HEADS.len() as u64) as usize];
+        let tail = TAILS[self.rand(TAILS.len() as u64) as usize];
+        format!("{head}{tail}")
+    }
+
+    fn turn(&mut self, n: u32, outcome: Outcome) -> Result<()> {
+        let started = Instant::now();
+        let prompt = format!("task {n} for {}", self.name);
+        self.history.push(format!("❯ {prompt}"));
+        self.status("busy", None);
+        self.append(self.user_line(json!(prompt)))?;
+        let stem = self.verb_stem();
+        self.spin(&stem, 1.5, started);
+        let tool_id = format!("toolu_demo_{n}");
+        let message_id = format!("msg_demo_{n}a");
+        self.history.push("● Let me look at that first.".into());
+        self.append(self.assistant_line(
+            &message_id,
+            json!([{"type": "text", "text": "Let me look at that first."}]),
+            "tool_use",
+        ))?;
+        let tool = json!([{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "sleep 2", "description": "Think"}}]);
+        self.append(self.assistant_line(&message_id, tool, "tool_use"))?;
+        self.history.push("● Bash(sleep 2)".into());
+        if outcome == Outcome::Wait {
+            self.ask_permission(&stem, started);
+        }
+        self.spin(&stem, 2.0, started);
+        if outcome == Outcome::Interrupt {
+            return self.interrupted(&tool_id);
+        }
+        let result = json!([{"type": "tool_result", "tool_use_id": tool_id, "content": "ok"}]);
+        self.append(self.user_line(result))?;
+        self.history.push("  ⎿  (No output)".into());
+        self.spin(&stem, 1.5, started);
+        match outcome {
+            Outcome::Fail => self.failed(),
+            _ => self.done(n, &stem, started),
+        }
+    }
+
+    fn done(&mut self, n: u32, stem: &str, started: Instant) -> Result<()> {
+        let answer = format!("Answer {n} from {}: all {} checks pass.", self.name, 3 + n);
+        let content = json!([{"type": "text", "text": answer}]);
+        self.append(self.assistant_line(&format!("msg_demo_{n}b"), content, "end_turn"))?;
+        self.append(json!({"type": "system", "subtype": "turn_duration", "durationMs": started.elapsed().as_millis() as u64, "isSidechain": false, "sessionId": self.session_id}))?;
+        self.history.push(format!("● {answer}"));
+        let secs = started.elapsed().as_secs();
+        self.history.push(format!("✻ {stem}ed for {secs}s · done {}", clock()));
+        self.status("idle", None);
+        self.draw(None, false, None);
+        Ok(())
+    }
+
+    fn failed(&mut self) -> Result<()> {
+        let text =
+            "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}";
+        let mut line = self.assistant_line(
+            "msg_demo_error",
+            json!([{"type": "text", "text": text}]),
+            "stop_sequence",
+        );
+        line["isApiErrorMessage"] = json!(true);
+        line["message"]["model"] = json!("<synthetic>");
+        self.append(line)?;
+        self.history
+            .push("  ⎿  API Error: 529 Overloaded · retries exhausted".into());
+        self.status("idle", None);
+        self.draw(None, false, Some("Resend your message to try again"));
+        Ok(())
+    }
+
+    fn interrupted(&mut self, tool_id: &str) -> Result<()> {
+        let rejected = json!([{"type": "tool_result", "tool_use_id": tool_id, "content": "The user doesn't want to proceed with this tool use.", "is_error": true}]);
+        self.append(self.user_line(rejected))?;
+        self.append(self.user_line(json!([{"type": "text", "text": "[Request interrupted by user for tool use]"}])))?;
+        self.history
+            .push("  ⎿  Interrupted · What should Claude do instead?".into());
+        self.status("idle", None);
+        self.draw(None, false, None);
+        Ok(())
+    }
+
+    fn ask_permission(&mut self, stem: &str, started: Instant) {
+        self.status("waiting", Some("permission prompt"));
+        let dialog = [
+            "────────────────────────────────────────",
+            " Bash command",
+            "",
+            "   sleep 2",
+            "",
+            " Do you want to proceed?",
+            " ❯ 1. Yes",
+            "   2. Yes, and don't ask again for sleep commands",
+            "   3. No, and tell Claude what to do differently (esc)",
+        ];
+        self.draw_lines(&dialog);
+        self.pause(4.0);
+        self.status("busy", None);
+        self.spin(stem, 0.2, started);
+    }
+
+    /// Shows the spinner for `secs` (scaled), redrawing every 100 ms.
+    fn spin(&mut self, stem: &str, secs: f64, started: Instant) {
+        const GLYPHS: &[char] = &['·', '✢', '*', '✶', '✻', '✽'];
+        let end = Instant::now() + Duration::from_secs_f64(secs * self.pace);
+        let mut i = 0;
+        while Instant::now() < end {
+            let glyph = GLYPHS[i % GLYPHS.len()];
+            let line = format!(
+                "{glyph} {stem}ing… ({}s · ↓ {} tokens)",
+                started.elapsed().as_secs(),
+                20 + i
+            );
+            self.draw(Some(&line), true, None);
+            std::thread::sleep(Duration::from_millis(100));
+            i += 1;
+        }
+    }
+
+    fn pause(&self, secs: f64) {
+        std::thread::sleep(Duration::from_secs_f64(secs * self.pace));
+    }
+
+    /// Redraws: history tail, optional spinner, input box, footer.
+    fn draw(&self, spinner: Option<&str>, busy: bool, placeholder: Option<&str>) {
+        let mut lines: Vec<String> = self.history.iter().rev().take(14).rev().cloned().collect();
+        if let Some(s) = spinner {
+            lines.push(s.to_owned());
+        }
+        let rule = "─".repeat(60);
+        lines.push(rule.clone());
+        lines.push(format!("❯ {}", placeholder.unwrap_or("")));
+        lines.push(rule);
+        let footer = if busy {
+            "  ⏵⏵ demo mode · esc to interrupt"
+        } else {
+            "  ⏵⏵ demo mode"
+        };
+        lines.push(footer.to_owned());
+        self.paint(&lines);
+    }
+
+    fn draw_lines(&self, dialog: &[&str]) {
+        let mut lines: Vec<String> = self.history.iter().rev().take(10).rev().cloned().collect();
+        lines.extend(dialog.iter().map(|l| l.to_string()));
+        self.paint(&lines);
+    }
+
+    fn paint(&self, lines: &[String]) {
+        let mut out = std::io::stdout().lock();
+        let body = lines.join("\r\n\x1b[K");
+        let _ = write!(out, "\x1b[H\x1b[2J{body}");
+        let _ = out.flush();
+    }
+
+    fn status(&self, status: &str, waiting_for: Option<&str>) {
+        let mut value = json!({
+            "pid": std::process::id(), "sessionId": self.session_id, "cwd": self.cwd,
+            "status": status, "statusUpdatedAt": epoch_ms(), "kind": "interactive",
+        });
+        if let Some(w) = waiting_for {
+            value["waitingFor"] = json!(w);
+        }
+        let _ = fs::write(&self.status_file, value.to_string());
+    }
+
+    fn base(&self, kind: &str) -> Value {
+        let uuid = format!("{:08x}-demo-4000-8000-{:012x}", self.rand(u32::MAX as u64), epoch_ms());
+        let line = json!({
+            "parentUuid": *self.parent.borrow(), "isSidechain": false, "userType": "external", "cwd": self.cwd,
+            "sessionId": self.session_id, "version": "demo", "type": kind, "uuid": uuid,
+            "timestamp": format!("{}", epoch_ms()),
+        });
+        self.parent.replace(Some(uuid));
+        line
+    }
+
+    fn user_line(&self, content: Value) -> Value {
+        let mut line = self.base("user");
+        line["message"] = json!({"role": "user", "content": content});
+        line
+    }
+
+    fn assistant_line(&self, id: &str, content: Value, stop: &str) -> Value {
+        let mut line = self.base("assistant");
+        line["message"] = json!({
+            "id": id, "type": "message", "role": "assistant", "model": "demo-model",
+            "content": content, "stop_reason": stop, "stop_sequence": null,
+            "usage": {"input_tokens": 10, "output_tokens": 20},
+        });
+        line
+    }
+
+    fn append(&self, line: Value) -> Result<()> {
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(&self.transcript)
+            .with_context(|| format!("cannot append to {}", self.transcript.display()))?;
+        // One write per line, newline included, as Claude Code appends.
+        file.write_all(format!("{line}\n").as_bytes())
+            .context("cannot append to the transcript")?;
+        Ok(())
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.status_file);
+    }
+}
+
+fn epoch_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// `7:23 PM` (UTC; the demo does not read time zones).
+fn clock() -> String {
+    let secs = epoch_ms() / 1000;
+    let (h, m) = ((secs / 3600) % 24, (secs / 60) % 60);
+    let (h12, half) = match h {
+        0 => (12, "AM"),
+        1..=11 => (h, "AM"),
+        12 => (12, "PM"),
+        _ => (h - 12, "PM"),
+    };
+    format!("{h12}:{m:02} {half}")
+}
+
+/// The Claude home a simulated agent uses when none is given: under the
+/// temporary folder, never the user's real `~/.claude`.
+pub fn default_demo_home(tmpdir: Option<&Path>) -> PathBuf {
+    tmpdir
+        .map(Path::to_path_buf)
+        .unwrap_or_else(std::env::temp_dir)
+        .join("turnstile-demo")
+        .join(".claude")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_parse_and_reject_unknown_words() {
+        assert_eq!(parse_script("done, fail,wait,interrupt").unwrap().len(), 4);
+        assert!(parse_script("done,explode")
+            .unwrap_err()
+            .to_string()
+            .contains("explode"));
+        assert!(parse_script("").unwrap().is_empty());
+    }
+
+    #[test]
+    fn clock_is_twelve_hour() {
+        let c = clock();
+        assert!(c.ends_with("AM") || c.ends_with("PM"), "{c}");
+    }
+}
