@@ -232,7 +232,8 @@ impl Plugin {
     fn observe_viewport(&mut self, id: u32, viewport: &[String], now: Millis) -> bool {
         let verdict = screen::classify(viewport);
         if self.table.is_screen_edge(id, verdict.state) && is_scrolled_back(id) {
-            return self.table.forget_screen(id, now).is_some();
+            // Old history on screen: keep what the pane showed before.
+            return false;
         }
         match self.table.observe_screen(id, &verdict, now) {
             Some(_) => {

@@ -1,0 +1,134 @@
+"""End-to-end: the turnstile bar in a real zellij 0.45.1, driven by replays of
+real Claude Code recordings and by the simulated demo agent."""
+import json, os, re, subprocess, sys, time, unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import harness
+from harness import Zellij, replay, wait_for, turnstile_bin
+
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def demo(name, script, pace=0.4, turns=None):
+    argv = [turnstile_bin(), "demo-agent", "--name", name, "--script", script, "--pace", str(pace)]
+    return argv + (["--turns", str(turns)] if turns else [])
+
+
+def segment(bar, title):
+    """The text of the segment whose pane is named `title`."""
+    for part in bar.split("│"):
+        if re.search(rf"\b{re.escape(title)}\b", part):
+            return part.strip()
+    return None
+
+
+class ReplayedRecordings(unittest.TestCase):
+    """Real Claude Code 2.1.332 recordings replayed in panes."""
+
+    def test_tool_turn_goes_working_then_confirmed_done_and_interrupt_shows(self):
+        with Zellij([("tool", replay("2.1.332-tool", 1.5)), ("intr", replay("2.1.332-interrupt", 1.5))]) as z:
+            seen = []
+
+            def state_of(title, want):
+                seg = segment(z.bar(), title)
+                if seg and (not seen or seen[-1] != seg):
+                    seen.append(seg)
+                return seg if seg and want(seg) else None
+
+            wait_for("tool working", lambda: state_of("tool", lambda s: "working" in s), timeout=25)
+            done = wait_for("tool confirmed done", lambda: state_of("tool", lambda s: "done" in s), timeout=25)
+            self.assertTrue(done.startswith("✓ "), f"confirmed mark, not a guess: {done!r}")
+            self.assertNotIn("✓?", done)
+            wait_for("intr interrupted", lambda: state_of("intr", lambda s: "interrupted" in s), timeout=25)
+            history = [s for s in seen if "tool" in s]
+            first_done = next(i for i, s in enumerate(history) if "done" in s)
+            self.assertFalse(any("done" in s for s in history[:first_done] if "working" in s))
+            self.assertTrue(all("done" not in s for s in history[:first_done]), history)
+
+    def test_state_pipe_answers_json_for_all_agent_panes(self):
+        with Zellij([("tool", replay("2.1.332-tool", 2.0))]) as z:
+            wait_for("tool done", lambda: "done" in (segment(z.bar(), "tool") or ""), timeout=25)
+            out = wait_for("state pipe answer", lambda: z.pipe("state").stdout.strip(), timeout=10)
+            rows = json.loads(out.splitlines()[0])
+            tool = next(r for r in rows if r["name"] == "tool")
+            self.assertEqual((tool["state"], tool["source"], tool["confirmed"]), ("done", "transcript", True))
+
+
+class SimulatedAgents(unittest.TestCase):
+    """The demo agent: failures, permission waits, unseen marks, closed panes."""
+
+    def test_failed_and_waiting_states(self):
+        with Zellij([("fails", demo("fails", "fail")), ("asks", demo("asks", "wait"))]) as z:
+            wait_for("asks waiting", lambda: "waiting" in (segment(z.bar(), "asks") or ""), timeout=20)
+            wait_for("fails failed", lambda: "failed" in (segment(z.bar(), "fails") or ""), timeout=20)
+            wait_for("asks done after approval", lambda: "done" in (segment(z.bar(), "asks") or ""), timeout=20)
+
+    def test_unfocused_pane_that_finishes_stays_highlighted_until_focused(self):
+        with Zellij([("front", demo("front", "", turns=0)), ("back", demo("back", "done", turns=1))]) as z:
+            wait_for("back done", lambda: "done" in (segment(z.bar(), "back") or ""), timeout=20)
+            bar = z.screen(escapes=True).splitlines()[0]
+            back = next(p for p in bar.split("│") if "back" in p)
+            self.assertIn("\x1b[1m", back, "unseen segment is bold on the state colour")
+            panes = z.list_panes()
+            back_id = next(p["id"] for p in panes if p.get("title") == "back" and not p.get("is_plugin"))
+            z.action("focus-pane-id", f"terminal_{back_id}")
+
+            def plain():
+                seg = next((p for p in z.screen(escapes=True).splitlines()[0].split("│") if "back" in p), "")
+                return "\x1b[1m" not in seg
+            wait_for("highlight cleared after focus", plain, timeout=10)
+
+    def test_closed_pane_disappears(self):
+        with Zellij([("stay", demo("stay", "done", turns=1)), ("gone", demo("gone", "done", turns=1))]) as z:
+            wait_for("both shown", lambda: segment(z.bar(), "gone") and segment(z.bar(), "stay"), timeout=20)
+            panes = z.list_panes()
+            gone = next(p["id"] for p in panes if p.get("title") == "gone" and not p.get("is_plugin"))
+            z.action("close-pane", "--pane-id", f"terminal_{gone}")
+            wait_for("gone vanished", lambda: segment(z.bar(), "gone") is None and segment(z.bar(), "stay"), timeout=10)
+            stay = next(p["id"] for p in panes if p.get("title") == "stay" and not p.get("is_plugin"))
+            z.action("focus-pane-id", f"terminal_{stay}")
+            z.action("rename-pane", "kept")
+            wait_for("renamed pane shows its new name", lambda: segment(z.bar(), "kept"), timeout=15)
+
+
+SCROLLER = r"""printf '\342\234\273 Baked for 3s\n'; seq 1 300; while :; do printf '\r\342\234\275 Pondering\342\200\246 (%ss)' $SECONDS; sleep 0.3; done"""
+
+
+class ScreenOnly(unittest.TestCase):
+    """Panes without a transcript: the screen guess alone, and its traps."""
+
+    def test_viewport_scrolled_back_to_an_old_banner_is_not_a_done(self):
+        with Zellij([("scroller", ["/bin/bash", "-c", SCROLLER])]) as z:
+            wait_for("working from the spinner", lambda: "working" in (segment(z.bar(), "scroller") or ""), timeout=15)
+            z.action("scroll-to-top")
+            wait_for("old banner visible in the viewport", lambda: "Baked for 3s" in z.screen(), timeout=10)
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                seg = segment(z.bar(), "scroller") or ""
+                self.assertNotIn("done", seg, "a scrolled-back viewport produced a screen done")
+                time.sleep(0.1)
+            self.assertIn("working", segment(z.bar(), "scroller") or "")
+
+    def test_banner_on_screen_flips_to_an_unconfirmed_done(self):
+        script = r"""printf '\342\234\275 Pondering\342\200\246 (1s)'; sleep 2; printf '\r\342\234\273 Zorbled for 2s \302\267 done 9:41 AM\n'; sleep 600"""
+        with Zellij([("guess", ["/bin/bash", "-c", script])]) as z:
+            wait_for("working", lambda: "working" in (segment(z.bar(), "guess") or ""), timeout=15)
+            seg = wait_for("guessed done", lambda: (s := segment(z.bar(), "guess")) and "done" in s and s, timeout=15)
+            self.assertIn("✓?", seg, "a screen-only done is marked as a guess")
+
+
+class Tabs(unittest.TestCase):
+    """One bar per tab; one leader does the work, every bar shows the same."""
+
+    def test_every_tab_shows_the_same_segments(self):
+        tabs = [[("one", demo("one", "done", turns=1))], [("two", demo("two", "done", turns=1))]]
+        with Zellij(None, tabs=tabs) as z:
+            wait_for("both done in tab 1", lambda: "done" in (segment(z.bar(), "one") or "") and "done" in (segment(z.bar(), "two") or ""), timeout=25)
+            first = SGR.sub("", z.bar())
+            z.action("go-to-next-tab")
+            wait_for("tab 2 bar shows both", lambda: segment(z.bar(), "one") and segment(z.bar(), "two") and "done" in segment(z.bar(), "one"), timeout=10)
+            self.assertEqual(segment(first, "one"), segment(z.bar(), "one"))
+
+
+if __name__ == "__main__":
+    unittest.main()
