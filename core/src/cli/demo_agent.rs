@@ -311,8 +311,10 @@ impl Agent {
 
     fn paint(&self, lines: &[String]) {
         let mut out = std::io::stdout().lock();
-        let body = lines.join("\r\n\x1b[K");
-        let _ = write!(out, "\x1b[H\x1b[2J{body}");
+        // Overwrite in place (no full clear): a clear would push every frame
+        // into the pane's scrollback.
+        let body = lines.join("\x1b[K\r\n");
+        let _ = write!(out, "\x1b[H{body}\x1b[K\x1b[J");
         let _ = out.flush();
     }
 
