@@ -22,15 +22,23 @@ use turnstile_core::bar::{self, Color, Palette, Rendered, Segment};
 use turnstile_core::config::Config;
 use turnstile_core::panes::PaneTable;
 use turnstile_core::protocol::{HostReport, PaneReport, PaneSummary, PIPE_STATE, PIPE_VERDICT};
-use turnstile_core::{screen, Millis};
+use turnstile_core::{screen, Millis, State};
 use zellij_tile::prelude::*;
 
 /// Pipe name the leader uses to hand rows to the other copies.
 const PIPE_SYNC: &str = "turnstile-sync";
 /// Context key of host command runs.
 const CTX_KIND: &str = "turnstile";
-/// How often the plugin wakes up (s); the intervals in the config are multiples.
-const TICK_SECS: f64 = 0.25;
+/// How often the plugin wakes up (ms); the intervals in the config are multiples.
+const TICK_MS: Millis = 250;
+/// Output storm: this many render reports within `STORM_WINDOW_MS`…
+const STORM_REPORTS: u32 = 3;
+const STORM_WINDOW_MS: Millis = 60;
+/// …pause the subscription (longer the more panes stream: the catch-up
+/// afterwards reads each of them once), then catch up on the busy ones.
+const STORM_PAUSE_MS: Millis = 100;
+const STORM_PAUSE_PER_PANE_MS: Millis = 25;
+const STORM_PAUSE_MAX_MS: Millis = 600;
 
 #[derive(Default)]
 struct Plugin {
@@ -49,6 +57,29 @@ struct Plugin {
     last_hidden_poll: Millis,
     message: Option<(String, Millis)>,
     cols: usize,
+    timers: Timers,
+    storm: Storm,
+}
+
+/// zellij timers serving every deadline: one outstanding normally, two when
+/// a storm pause needs an earlier wake-up. A timer is re-armed only when none
+/// is outstanding, so timers never multiply.
+#[derive(Default)]
+struct Timers {
+    outstanding: u32,
+    next_tick: Millis,
+}
+
+/// Throttling of render reports during output storms: when calm, a banner
+/// flips the bar in the same render; in a storm, reports are paused for
+/// `STORM_PAUSE_MS` at a time and busy panes are read once afterwards.
+#[derive(Default)]
+struct Storm {
+    window_start: Millis,
+    reports: u32,
+    paused_until: Option<Millis>,
+    /// Panes reported since the window started: the ones that may change unseen.
+    streaming: BTreeSet<u32>,
 }
 
 /// Bookkeeping of host command runs: never more than one in flight.
@@ -142,7 +173,7 @@ impl Plugin {
         }
         self.granted = true;
         set_selectable(false);
-        set_timeout(TICK_SECS);
+        self.arm_timer(now_ms());
         let queued = std::mem::take(&mut self.queued);
         let mut changed = true;
         for event in queued {
@@ -161,7 +192,7 @@ impl Plugin {
             Event::RunCommandResult(code, stdout, stderr, context) => {
                 self.on_host_result(code, &stdout, &stderr, &context, now)
             }
-            Event::Timer(_) => self.on_tick(now),
+            Event::Timer(_) => self.on_timer(now),
             Event::Mouse(Mouse::LeftClick(_, col)) => self.on_click(col),
             Event::CommandChanged(PaneId::Terminal(_), _, _, _) => {
                 self.host.wanted = true;
@@ -213,9 +244,10 @@ impl Plugin {
     }
 
     fn on_render_report(&mut self, report: HashMap<PaneId, PaneContents>, now: Millis) -> bool {
-        if !self.role.is_leader() {
+        if !self.role.is_leader() || self.storm.paused_until.is_some() {
             return false;
         }
+        self.note_report(&report, now);
         let mut changed = false;
         for (pane, contents) in report {
             let PaneId::Terminal(id) = pane else { continue };
@@ -231,7 +263,11 @@ impl Plugin {
     /// believed when the pane is not scrolled back into its history.
     fn observe_viewport(&mut self, id: u32, viewport: &[String], now: Millis) -> bool {
         let verdict = screen::classify(viewport);
-        if self.table.is_screen_edge(id, verdict.state) && is_scrolled_back(id) {
+        // Only a turn end read from old history does harm (an old banner is a
+        // false done), and the scroll check copies the scrollback: confirm
+        // just those edges.
+        let ends_turn = verdict.state.is_turn_end();
+        if ends_turn && self.table.is_screen_edge(id, verdict.state) && is_scrolled_back(id) {
             // Old history on screen: keep what the pane showed before.
             return false;
         }
@@ -246,11 +282,85 @@ impl Plugin {
         }
     }
 
+    /// Arms the single zellij timer for the earliest deadline.
+    fn arm_timer(&mut self, now: Millis) {
+        if self.timers.outstanding > 0 {
+            return;
+        }
+        self.wake_at(self.timers.next_tick, now);
+    }
+
+    fn wake_at(&mut self, due: Millis, now: Millis) {
+        set_timeout(due.saturating_sub(now).max(10) as f64 / 1000.0);
+        self.timers.outstanding += 1;
+    }
+
+    fn on_timer(&mut self, now: Millis) -> bool {
+        self.timers.outstanding = self.timers.outstanding.saturating_sub(1);
+        let mut changed = false;
+        if self.storm.paused_until.is_some_and(|until| now >= until) {
+            changed |= self.end_storm_pause(now);
+        }
+        if now >= self.timers.next_tick {
+            self.timers.next_tick = now + TICK_MS;
+            changed |= self.on_tick(now);
+        }
+        self.arm_timer(now);
+        changed
+    }
+
+    /// Counts reports; pauses the subscription when they come too fast.
+    fn note_report(&mut self, report: &HashMap<PaneId, PaneContents>, now: Millis) {
+        if now.saturating_sub(self.storm.window_start) > STORM_WINDOW_MS {
+            self.storm.window_start = now;
+            self.storm.reports = 0;
+            self.storm.streaming.clear();
+        }
+        self.storm.reports += 1;
+        self.storm.streaming.extend(report.keys().filter_map(|p| match p {
+            PaneId::Terminal(id) => Some(*id),
+            PaneId::Plugin(_) => None,
+        }));
+        if self.storm.reports >= STORM_REPORTS && self.storm.paused_until.is_none() {
+            unsubscribe(&[EventType::PaneRenderReport]);
+            let pause = STORM_PAUSE_MS + STORM_PAUSE_PER_PANE_MS * self.storm.streaming.len() as Millis;
+            let until = now + pause.min(STORM_PAUSE_MAX_MS);
+            self.storm.paused_until = Some(until);
+            self.wake_at(until, now);
+        }
+    }
+
+    /// Resubscribes and reads the busy agent panes whose changes the pause hid.
+    fn end_storm_pause(&mut self, now: Millis) -> bool {
+        let streaming = std::mem::take(&mut self.storm).streaming;
+        if !self.role.is_leader() {
+            return false;
+        }
+        subscribe(&[EventType::PaneRenderReport]);
+        let busy: Vec<u32> = self
+            .table
+            .agents()
+            .iter()
+            .filter(|p| streaming.contains(&p.meta.id))
+            .filter(|p| matches!(p.state(), State::Working | State::Waiting | State::Unknown))
+            .map(|p| p.meta.id)
+            .collect();
+        let mut changed = false;
+        for id in busy {
+            if let Ok(contents) = get_pane_scrollback(PaneId::Terminal(id), false) {
+                changed |= self.observe_viewport(id, &contents.viewport, now);
+            }
+        }
+        if changed {
+            self.broadcast();
+        }
+        changed
+    }
+
     fn on_tick(&mut self, now: Millis) -> bool {
-        set_timeout(TICK_SECS);
         if !self.role.is_leader() {
             // Followers redraw durations once a second.
-            return now / 1000 != now.saturating_sub((TICK_SECS * 1000.0) as Millis) / 1000;
+            return now / 1000 != now.saturating_sub(TICK_MS) / 1000;
         }
         let mut changed = !self.table.tick(now).is_empty();
         changed |= self.poll_hidden_panes(now);

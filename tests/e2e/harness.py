@@ -47,7 +47,8 @@ def wait_for(what, probe, timeout=20.0, interval=0.1):
 class Zellij:
     """One sandboxed zellij session running `layout_body` in a tmux window."""
 
-    def __init__(self, panes, plugin_config=None, cols=160, rows=45, tabs=None):
+    def __init__(self, panes, plugin_config=None, cols=160, rows=45, tabs=None, with_plugin=True):
+        self.with_plugin = with_plugin
         self.dir = tempfile.mkdtemp(prefix="turnstile-e2e-")
         self.home = os.path.join(self.dir, "home")
         self.work = os.path.join(self.dir, "work")
@@ -84,6 +85,8 @@ class Zellij:
             f.write(f'{kdl(wasm_path())} {{\n' + "".join(f"    {p}\n" for p in PERMISSIONS) + "}\n")
 
     def plugin_block(self):
+        if not self.with_plugin:
+            return '    pane size=1 borderless=true {\n        command "sleep"\n        args "100000"\n    }\n'
         cfg = "".join(f"            {k} {kdl(v)}\n" for k, v in self.plugin_config.items())
         return (f'    pane size=1 borderless=true {{\n        plugin location={kdl("file:" + wasm_path())} {{\n'
                 f'{cfg}        }}\n    }}\n')
@@ -92,11 +95,16 @@ class Zellij:
         out = "layout {\n"
         for i, panes in enumerate(tabs):
             out += f'    tab name="t{i}" {{\n' + self.plugin_block().replace("\n    ", "\n        ").replace("    pane size=1", "        pane size=1", 1)
-            out += '        pane split_direction="vertical" {\n'
-            for name, argv in panes:
-                args = " ".join(kdl(a) for a in argv[1:])
-                out += (f'            pane name={kdl(name)} command={kdl(argv[0])} {{\n'
-                        f'                args {args}\n                cwd {kdl(self.work)}\n            }}\n')
+            # Up to four panes side by side per row, rows stacked: a grid.
+            out += '        pane split_direction="horizontal" {\n'
+            for row in range(0, len(panes), 4):
+                out += '            pane split_direction="vertical" {\n'
+                for name, argv in panes[row:row + 4]:
+                    args = " ".join(kdl(a) for a in argv[1:])
+                    out += (f'                pane name={kdl(name)} command={kdl(argv[0])} {{\n'
+                            f'                    args {args}\n                    cwd {kdl(self.work)}\n'
+                            '                }\n')
+                out += "            }\n"
             out += "        }\n    }\n"
         return out + "}\n"
 
