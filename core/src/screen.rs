@@ -14,12 +14,11 @@
 //! (`Do you want to proceed?` over `❯ 1. Yes`) means the agent waits for the
 //! user. Each answer names the [`Rule`] that decided, for `explain` and tests.
 //!
-//! Cost: one pass over the rows with borrowed slices; the banner regex only
-//! runs on rows that start with a spinner glyph.
+//! Cost: one pass over the rows with borrowed slices and no allocation; the
+//! shape parsers only run on rows that start with a spinner glyph. (They are
+//! written by hand: a regex engine would double the plugin's wasm size.)
 
 use crate::verdict::State;
-use regex::Regex;
-use std::sync::OnceLock;
 
 /// Spinner glyphs Claude Code cycles through (terminal-dependent sets).
 const GLYPHS: &[char] = &['·', '✢', '✳', '✶', '✻', '✽', '✺', '*'];
@@ -286,7 +285,7 @@ fn plain_row(text: &str) -> RowKind {
 fn glyph_row(text: &str) -> RowKind {
     if is_banner(text) {
         RowKind::Status(State::Done, Rule::Banner)
-    } else if spinner_re().is_match(text) {
+    } else if is_spinner(text) {
         RowKind::Status(State::Working, Rule::Spinner)
     } else if text.contains("retrying in") || text.contains("Retrying in") {
         RowKind::Status(State::Working, Rule::Retrying)
@@ -318,44 +317,67 @@ fn is_numbered_option(text: &str) -> bool {
     digits > 0 && text[digits..].starts_with(". ")
 }
 
-/// True when `line` (trimmed) has the finished-banner shape.
+/// True when `line` (trimmed) has the finished-banner shape:
+/// `GLYPH ␠ Verb ␠for␠ DURATION` then the end or ` · anything`, where the verb
+/// is a capitalised word that is not an `-ing` form and the duration is one
+/// or more space-separated `<number>(ms|h|m|s)` parts (`4s`, `1m 12s`, `1.2s`).
 pub fn is_banner(line: &str) -> bool {
-    if !banner_re().is_match(line) {
+    let Some(rest) = after_glyph(line) else {
+        return false;
+    };
+    let Some((verb, rest)) = rest.split_once(" for ") else {
+        return false;
+    };
+    if !is_capitalised_word(verb) || verb.ends_with("ing") {
         return false;
     }
-    // The verb is the word after the glyph; an -ing form is work in progress.
-    let verb = line
-        .split_once(' ')
-        .and_then(|(_, rest)| rest.split_once(" for "))
-        .map_or("", |(verb, _)| verb);
-    !verb.ends_with("ing")
+    let duration = rest.split_once(" · ").map_or(rest, |(d, _)| d);
+    !duration.is_empty() && duration.split(' ').all(is_duration_part)
 }
 
-fn banner_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        let unit = r"\d+(?:\.\d+)?(?:ms|[hms])";
-        Regex::new(&format!(
-            r"^[{glyphs}] \p{{Lu}}[\p{{L}}\p{{M}}'’-]*\p{{L}} for {unit}(?: {unit})*(?: · .*)?$",
-            glyphs = glyph_class(),
-        ))
-        .expect("banner pattern is valid")
-    })
+/// True when `line` (trimmed) is an in-progress spinner line:
+/// `GLYPH ␠ Capitalised words…` (anything may follow the ellipsis).
+fn is_spinner(line: &str) -> bool {
+    let Some(rest) = after_glyph(line) else {
+        return false;
+    };
+    let Some((words, _)) = rest.split_once('…') else {
+        return false;
+    };
+    words.chars().next().is_some_and(char::is_uppercase) && words.chars().all(|c| is_word_char(c) || c == ' ')
 }
 
-fn spinner_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(&format!(
-            r"^[{glyphs}] \p{{Lu}}[\p{{L}}\p{{M}}'’ -]*…",
-            glyphs = glyph_class()
-        ))
-        .expect("spinner pattern is valid")
-    })
+/// The text after a leading spinner glyph and one space.
+fn after_glyph(line: &str) -> Option<&str> {
+    let first = line.chars().next()?;
+    if !GLYPHS.contains(&first) {
+        return None;
+    }
+    line[first.len_utf8()..].strip_prefix(' ')
 }
 
-fn glyph_class() -> String {
-    GLYPHS.iter().map(|g| regex::escape(&g.to_string())).collect()
+/// `Brewed`, `Sautéed`, `Razzle-dazzled`: an uppercase letter, word
+/// characters, and a letter at the end.
+fn is_capitalised_word(word: &str) -> bool {
+    word.chars().next().is_some_and(char::is_uppercase)
+        && word.chars().all(is_word_char)
+        && word.chars().last().is_some_and(char::is_alphabetic)
+}
+
+fn is_word_char(c: char) -> bool {
+    // Letters, combining accents (a decomposed `é`), apostrophes and hyphens.
+    c.is_alphabetic() || ('\u{300}'..='\u{36f}').contains(&c) || matches!(c, '\'' | '’' | '-')
+}
+
+/// `4s`, `12ms`, `1.2s`, `1h`, `5m`.
+fn is_duration_part(part: &str) -> bool {
+    let number = part
+        .strip_suffix("ms")
+        .or_else(|| part.strip_suffix(['h', 'm', 's']))
+        .unwrap_or("");
+    let (int, frac) = number.split_once('.').unwrap_or((number, "0"));
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    digits(int) && digits(frac)
 }
 
 #[cfg(test)]
@@ -446,6 +468,26 @@ mod tests {
             assert_ne!(v.state, State::Done, "{line}");
             assert_eq!(v.rule, rule, "{line}");
         }
+    }
+
+    #[test]
+    fn banner_shape_edges() {
+        assert!(is_banner("✻ Sautéed for 3s"), "decomposed accent");
+        assert!(is_banner("✻ Razzle-dazzled for 3s · done"));
+        assert!(!is_banner("✻ Baked for 3"), "a number without unit");
+        assert!(
+            !is_banner("✻ Baked for 3s and more"),
+            "words after the duration need the · separator"
+        );
+        assert!(!is_banner("✻ Baked for s"));
+        assert!(!is_banner("✻ Baked for 1.s"));
+        assert!(!is_banner("✻Baked for 3s"), "one space after the glyph");
+        assert!(!is_banner("✻ Baked2 for 3s"));
+        assert!(
+            !is_banner("✻ Baked for 3s ·"),
+            "a bare separator without a space is not the suffix form"
+        );
+        assert!(is_banner("✻ Baked for 3s · "));
     }
 
     #[test]
