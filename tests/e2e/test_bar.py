@@ -94,6 +94,25 @@ class SimulatedAgents(unittest.TestCase):
 SCROLLER = r"""printf '\342\234\273 Baked for 3s\n'; seq 1 300; while :; do printf '\r\342\234\275 Pondering\342\200\246 (%ss)' $SECONDS; sleep 0.3; done"""
 
 
+class PluginInterface(unittest.TestCase):
+    """Config errors and pushed verdicts."""
+
+    def test_bad_config_is_a_message_in_the_bar_not_a_crash(self):
+        with Zellij([("tool", replay("2.1.332-tool", 2.0))], plugin_config={"poll_ms": "fast"}) as z:
+            wait_for("config message", lambda: "turnstile config: poll_ms" in z.bar(), timeout=15)
+            wait_for("still classifying", lambda: "working" in z.bar() or "done" in z.bar(), timeout=25)
+
+    def test_a_pushed_verdict_reaches_the_bar(self):
+        with Zellij([("pushed", demo("pushed", "", turns=0))]) as z:
+            wait_for("agent pane shown", lambda: segment(z.bar(), "pushed"), timeout=20)
+            pane = next(p["id"] for p in z.list_panes() if p.get("title") == "pushed" and not p.get("is_plugin"))
+            report = {"pane": pane, "agent": {"pid": 1}, "verdicts": [
+                {"state": "failed", "source": "hook", "reason": "StopFailure hook", "at": int(time.time() * 1000),
+                 "key": "push-1"}]}
+            z.pipe("verdict", json.dumps(report))
+            wait_for("pushed failure shown", lambda: "failed" in (segment(z.bar(), "pushed") or ""), timeout=10)
+
+
 class ScreenOnly(unittest.TestCase):
     """Panes without a transcript: the screen guess alone, and its traps."""
 
