@@ -17,7 +17,7 @@ pub const PIPE_VERDICT: &str = "verdict";
 /// The agent process bound to a pane, as the host found it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct AgentBinding {
-    /// Process id of the agent.
+    /// Process id of the agent (0 when unknown, e.g. in a hook's report).
     pub pid: u32,
     /// Its working directory.
     #[serde(default)]

@@ -113,6 +113,31 @@ class PluginInterface(unittest.TestCase):
             wait_for("pushed failure shown", lambda: "failed" in (segment(z.bar(), "pushed") or ""), timeout=10)
 
 
+class Hooks(unittest.TestCase):
+    """`turnstile hook`, as Claude Code runs it in a pane, flips the bar."""
+
+    def run_hook(self, z, pane, payload):
+        env = {**z.env, "ZELLIJ_PANE_ID": str(pane), "ZELLIJ_SESSION_NAME": z.session,
+               "TURNSTILE_ZELLIJ": z.zellij, "XDG_STATE_HOME": os.path.join(z.dir, "state")}
+        out = subprocess.run([turnstile_bin(), "hook"], input=json.dumps(payload).encode(), env=env,
+                             capture_output=True, timeout=10)
+        self.assertEqual((out.returncode, out.stdout), (0, b""))
+
+    def test_prompt_submit_and_stop_hooks_flip_the_bar(self):
+        with Zellij([("hooked", demo("hooked", "", turns=0))]) as z:
+            wait_for("agent pane shown", lambda: segment(z.bar(), "hooked"), timeout=20)
+            pane = next(p["id"] for p in z.list_panes() if p.get("title") == "hooked" and not p.get("is_plugin"))
+            base = {"session_id": "s1", "cwd": z.work, "transcript_path": os.path.join(z.dir, "none.jsonl")}
+            self.run_hook(z, pane, {**base, "hook_event_name": "UserPromptSubmit", "prompt": "go"})
+            wait_for("working from the hook", lambda: "working" in (segment(z.bar(), "hooked") or ""), timeout=10)
+            self.run_hook(z, pane, {**base, "hook_event_name": "Stop", "last_assistant_message": "ok",
+                                    "background_tasks": []})
+            seg = wait_for("confirmed done from the hook",
+                           lambda: (s := segment(z.bar(), "hooked")) and "done" in s and s, timeout=10)
+            self.assertIn("✓ ", seg)
+            self.assertNotIn("✓?", seg)
+
+
 class ScreenOnly(unittest.TestCase):
     """Panes without a transcript: the screen guess alone, and its traps."""
 

@@ -11,6 +11,7 @@ use turnstile_core::{ansi, screen, session::SessionStatus};
 
 mod demo_agent;
 mod explain;
+mod hooks;
 mod replay;
 mod status;
 
@@ -107,6 +108,27 @@ enum Command {
         #[arg(long)]
         turns: Option<u32>,
     },
+    /// What Claude Code runs for its hook events: reads the event on stdin,
+    /// records the pane binding, pushes the verdict to the plugin. Always exits 0.
+    Hook,
+    /// Add turnstile's hooks to Claude Code's settings (a backup is kept).
+    InstallHooks {
+        /// The project's .claude/settings.json instead of the user's.
+        #[arg(long)]
+        project: bool,
+        /// Print the resulting settings instead of writing them.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Remove turnstile's hooks from Claude Code's settings (a backup is kept).
+    UninstallHooks {
+        /// The project's .claude/settings.json instead of the user's.
+        #[arg(long)]
+        project: bool,
+        /// Print the resulting settings instead of writing them.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Explain for people which line decided and why.
     Explain {
         /// A transcript (.jsonl) or a screen dump.
@@ -167,6 +189,12 @@ fn dispatch(command: Command) -> Result<()> {
             pace,
             turns,
         }),
+        Command::Hook => {
+            hooks::run_hook();
+            Ok(())
+        }
+        Command::InstallHooks { project, dry_run } => install_hooks(project, dry_run, false),
+        Command::UninstallHooks { project, dry_run } => install_hooks(project, dry_run, true),
         Command::Explain { file, kind } => {
             let kind = match kind {
                 Some(k) => k,
@@ -179,6 +207,16 @@ fn dispatch(command: Command) -> Result<()> {
             write_out(&text)
         }
     }
+}
+
+fn install_hooks(project: bool, dry_run: bool, uninstall: bool) -> Result<()> {
+    let summary = hooks::install(&hooks::InstallOptions {
+        project,
+        dry_run,
+        uninstall,
+    })?;
+    eprintln!("turnstile: {summary}");
+    Ok(())
 }
 
 fn read_bytes(path: &Path) -> Result<Vec<u8>> {

@@ -43,7 +43,7 @@ pub fn report(session: Option<String>, wanted: &[u32]) -> Result<HostReport> {
     let panes = panes
         .into_iter()
         .map(|pane| match agents.get(&pane) {
-            Some(agent) => pane_report(agent, at),
+            Some(agent) => pane_report(agent, &session, at),
             None => PaneReport {
                 pane,
                 ..PaneReport::default()
@@ -130,15 +130,18 @@ fn split_nul(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
-fn pane_report(agent: &AgentProcess, at: Millis) -> PaneReport {
+fn pane_report(agent: &AgentProcess, session: &str, at: Millis) -> PaneReport {
     let status = fs::read(agent.claude_home.join("sessions").join(format!("{}.json", agent.pid)))
         .ok()
         .and_then(|bytes| SessionStatus::parse(&bytes).ok());
     let session_id = status.as_ref().and_then(|s| s.session_id.clone());
-    let transcript = agent
-        .cwd
-        .as_deref()
-        .and_then(|cwd| find_transcript(&agent.claude_home, cwd, session_id.as_deref()));
+    // A hook's binding names the transcript exactly; otherwise look it up.
+    let transcript = super::hooks::bound_transcript(session, agent.pane).or_else(|| {
+        agent
+            .cwd
+            .as_deref()
+            .and_then(|cwd| find_transcript(&agent.claude_home, cwd, session_id.as_deref()))
+    });
     let mut verdicts = Vec::new();
     let mut answer = None;
     let mut transcript_session = None;

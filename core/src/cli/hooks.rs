@@ -1,0 +1,340 @@
+//! `turnstile hook` (what Claude Code runs for its hook events) and
+//! `turnstile install-hooks` / `uninstall-hooks` (its settings).
+//!
+//! The hook must be fast, never block and never fail the agent: it always
+//! exits 0 and prints nothing. It records the pane ↔ session ↔ transcript
+//! binding in the state folder and pushes the event's verdict to the
+//! session's plugin with `zellij pipe`, without waiting for it.
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+use std::fs;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use turnstile_core::hook::HookEvent;
+use turnstile_core::protocol::{AgentBinding, PaneReport, PIPE_VERDICT};
+use turnstile_core::Millis;
+
+/// The hook events turnstile listens to.
+pub const EVENTS: &[&str] = &[
+    "UserPromptSubmit",
+    "Stop",
+    "StopFailure",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "PermissionRequest",
+];
+
+/// Largest hook payload read from stdin.
+const MAX_PAYLOAD: u64 = 8 << 20;
+
+/// Runs the hook; every failure is swallowed (the agent must not notice).
+pub fn run_hook() {
+    let _ = hook_inner();
+}
+
+fn hook_inner() -> Option<()> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return None;
+    }
+    let mut payload = Vec::new();
+    stdin.lock().take(MAX_PAYLOAD).read_to_end(&mut payload).ok()?;
+    let event = HookEvent::parse(&payload).ok()?;
+    let pane: u32 = std::env::var("ZELLIJ_PANE_ID").ok()?.trim().parse().ok()?;
+    let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
+    let now = super::status::now_ms();
+    record_binding(&session, pane, &event, now);
+    let report = hook_report(pane, &event, now)?;
+    push_to_plugin(&session, &report);
+    Some(())
+}
+
+/// The verdict report a hook event pushes. A `Stop` carries the answer (from
+/// the payload, else from the transcript) and stays working while the
+/// transcript shows background agents that have not reported back.
+pub fn hook_report(pane: u32, event: &HookEvent, now: Millis) -> Option<PaneReport> {
+    let mut verdict = event.verdict(now)?;
+    let mut answer = event.last_assistant_message.clone();
+    if event.hook_event_name == "Stop" {
+        let transcript = event
+            .transcript_path
+            .as_deref()
+            .and_then(|p| super::classify_file(Path::new(p), false).ok());
+        if let Some(t) = transcript {
+            if t.background_agents > 0 {
+                verdict.state = turnstile_core::State::Working;
+                verdict.reason = format!("Stop hook, but {} background agent(s) still run", t.background_agents);
+            }
+            answer = answer.or(t.answer);
+        }
+    }
+    Some(PaneReport {
+        pane,
+        agent: Some(AgentBinding {
+            pid: 0, // unknown here: the hook runs under a shell of the agent
+            cwd: event.cwd.clone(),
+            session_id: event.session_id.clone(),
+            transcript: event.transcript_path.clone(),
+        }),
+        verdicts: vec![verdict],
+        answer,
+    })
+}
+
+/// `$XDG_STATE_HOME/turnstile` (default `~/.local/state/turnstile`).
+pub fn state_dir() -> PathBuf {
+    match std::env::var_os("XDG_STATE_HOME") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("turnstile"),
+        _ => PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".local/state/turnstile"),
+    }
+}
+
+/// Where the binding of one pane is kept.
+pub fn binding_path(session: &str, pane: u32) -> PathBuf {
+    let safe: String = session
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    state_dir().join("bindings").join(safe).join(format!("{pane}.json"))
+}
+
+fn record_binding(session: &str, pane: u32, event: &HookEvent, now: Millis) {
+    let path = binding_path(session, pane);
+    if event.ends_session() {
+        let _ = fs::remove_file(&path);
+        return;
+    }
+    if event.transcript_path.is_none() {
+        return;
+    }
+    let record = json!({
+        "session_id": event.session_id, "transcript_path": event.transcript_path, "cwd": event.cwd,
+        "event": event.hook_event_name, "at": now,
+    });
+    if let Some(dir) = path.parent() {
+        let _ = fs::create_dir_all(dir);
+    }
+    let tmp = path.with_extension("json.tmp");
+    if fs::write(&tmp, record.to_string()).is_ok() {
+        let _ = fs::rename(&tmp, &path);
+    }
+}
+
+/// The transcript a hook bound to this pane, if it still exists.
+pub fn bound_transcript(session: &str, pane: u32) -> Option<PathBuf> {
+    let record: Value = serde_json::from_slice(&fs::read(binding_path(session, pane)).ok()?).ok()?;
+    let path = PathBuf::from(record.get("transcript_path")?.as_str()?);
+    path.is_file().then_some(path)
+}
+
+/// Starts `zellij pipe` and does not wait for it.
+fn push_to_plugin(session: &str, report: &PaneReport) {
+    let Ok(payload) = serde_json::to_string(report) else {
+        return;
+    };
+    let zellij = std::env::var("TURNSTILE_ZELLIJ").unwrap_or_else(|_| "zellij".into());
+    let _ = Command::new(zellij)
+        .args(["--session", session, "pipe", "--name", PIPE_VERDICT, "--", &payload])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+}
+
+/// What `install-hooks` changes.
+pub struct InstallOptions {
+    /// The project's `.claude/settings.json` instead of the user's.
+    pub project: bool,
+    /// Print the result instead of writing it.
+    pub dry_run: bool,
+    /// Remove turnstile's hooks instead of adding them.
+    pub uninstall: bool,
+}
+
+/// Installs (or removes) the hooks; returns a one-line summary.
+pub fn install(options: &InstallOptions) -> Result<String> {
+    let path = settings_path(options.project)?;
+    let original = match fs::read(&path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut settings: Value = match &original {
+        Some(bytes) if !bytes.iter().all(u8::is_ascii_whitespace) => serde_json::from_slice(bytes)
+            .with_context(|| format!("{} is not valid JSON; not touching it", path.display()))?,
+        _ => json!({}),
+    };
+    if !settings.is_object() {
+        bail!("{} does not hold a JSON object; not touching it", path.display());
+    }
+    let command = hook_command()?;
+    let changed = if options.uninstall {
+        remove_hooks(&mut settings)
+    } else {
+        add_hooks(&mut settings, &command)
+    };
+    let text = serde_json::to_string_pretty(&settings)? + "\n";
+    if options.dry_run {
+        print!("{text}");
+        return Ok(format!(
+            "dry run: {} would {}change",
+            path.display(),
+            if changed { "" } else { "not " }
+        ));
+    }
+    if !changed {
+        return Ok(format!(
+            "{} already {}",
+            path.display(),
+            if options.uninstall {
+                "has no turnstile hooks"
+            } else {
+                "has the turnstile hooks"
+            }
+        ));
+    }
+    write_with_backup(&path, original.as_deref(), &text)?;
+    let verb = if options.uninstall {
+        "removed turnstile hooks from"
+    } else {
+        "installed turnstile hooks into"
+    };
+    Ok(format!("{verb} {}", path.display()))
+}
+
+fn settings_path(project: bool) -> Result<PathBuf> {
+    if project {
+        return Ok(std::env::current_dir()
+            .context("no current directory")?
+            .join(".claude/settings.json"));
+    }
+    Ok(match std::env::var_os("CLAUDE_CONFIG_DIR") {
+        Some(dir) => PathBuf::from(dir).join("settings.json"),
+        None => PathBuf::from(std::env::var_os("HOME").context("HOME is not set")?).join(".claude/settings.json"),
+    })
+}
+
+fn hook_command() -> Result<String> {
+    let exe = std::env::current_exe().context("cannot find the turnstile executable")?;
+    Ok(format!("{} hook", shell_quote(&exe.display().to_string())))
+}
+
+fn shell_quote(s: &str) -> String {
+    if s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// True for a hook command that runs turnstile's hook.
+fn is_ours(hook: &Value) -> bool {
+    hook.get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|c| c.trim_end().ends_with("turnstile hook") || c.trim_end().ends_with("turnstile' hook"))
+}
+
+fn add_hooks(settings: &mut Value, command: &str) -> bool {
+    let hooks = settings
+        .as_object_mut()
+        .map(|o| o.entry("hooks").or_insert_with(|| json!({})));
+    let Some(hooks) = hooks.and_then(Value::as_object_mut) else {
+        return false;
+    };
+    let mut changed = false;
+    for event in EVENTS {
+        let groups = hooks.entry(event.to_string()).or_insert_with(|| json!([]));
+        let Some(groups) = groups.as_array_mut() else { continue };
+        let present = groups
+            .iter()
+            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+            .flatten()
+            .any(is_ours);
+        if !present {
+            groups.push(json!({"hooks": [{"type": "command", "command": command, "timeout": 5}]}));
+            changed = true;
+        }
+    }
+    changed
+}
+
+fn remove_hooks(settings: &mut Value) -> bool {
+    let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return false;
+    };
+    let mut changed = false;
+    for groups in hooks.values_mut().filter_map(Value::as_array_mut) {
+        for group in groups.iter_mut() {
+            if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                let before = list.len();
+                list.retain(|h| !is_ours(h));
+                changed |= list.len() != before;
+            }
+        }
+        groups.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
+    }
+    hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
+    if hooks.is_empty() {
+        if let Some(o) = settings.as_object_mut() {
+            o.remove("hooks");
+        }
+    }
+    changed
+}
+
+fn write_with_backup(path: &Path, original: Option<&[u8]>, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    if let Some(bytes) = original {
+        let backup = path.with_extension("json.turnstile-backup");
+        fs::write(&backup, bytes).with_context(|| format!("cannot write the backup {}", backup.display()))?;
+    }
+    let tmp = path.with_extension("json.turnstile-tmp");
+    fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adding_twice_changes_once_and_keeps_user_hooks() {
+        let mut s =
+            json!({"model": "x", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}});
+        assert!(add_hooks(&mut s, "/bin/turnstile hook"));
+        assert!(!add_hooks(&mut s, "/bin/turnstile hook"));
+        let stop = s["hooks"]["Stop"].as_array().unwrap();
+        assert_eq!(stop.len(), 2);
+        assert_eq!(stop[0]["hooks"][0]["command"], "notify-send done");
+        assert_eq!(s["model"], "x");
+        assert!(remove_hooks(&mut s));
+        assert_eq!(s["hooks"]["Stop"].as_array().unwrap().len(), 1);
+        assert!(s["hooks"].get("UserPromptSubmit").is_none());
+    }
+
+    #[test]
+    fn removing_the_last_hook_drops_the_hooks_key() {
+        let mut s = json!({});
+        add_hooks(&mut s, "'/my dir/turnstile' hook");
+        assert!(remove_hooks(&mut s));
+        assert_eq!(s, json!({}));
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("/usr/bin/turnstile"), "/usr/bin/turnstile");
+        assert_eq!(shell_quote("/my dir/turnstile"), "'/my dir/turnstile'");
+    }
+}

@@ -1,0 +1,161 @@
+//! Claude Code hook events: what each one says about the pane's agent.
+//!
+//! Claude Code runs `turnstile hook` with one JSON object on stdin
+//! (`hook_event_name`, `session_id`, `transcript_path`, `cwd`, and per-event
+//! fields). This module turns that object into a [`HookEvent`] and the
+//! authoritative [`Verdict`] it implies. Pure: the caller passes the time.
+
+use crate::verdict::{Millis, Source, State, Verdict};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The fields of a hook payload turnstile uses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct HookEvent {
+    /// `UserPromptSubmit`, `Stop`, `StopFailure`, `Notification`, …
+    pub hook_event_name: String,
+    /// The Claude Code session id.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The session's transcript.
+    #[serde(default)]
+    pub transcript_path: Option<String>,
+    /// The agent's working directory.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// `Notification`: `permission_prompt`, `idle_prompt`, …
+    #[serde(default)]
+    pub notification_type: Option<String>,
+    /// `Notification`: the message shown.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// `Stop` (recent releases): the turn's final answer.
+    #[serde(default)]
+    pub last_assistant_message: Option<String>,
+    /// `Stop` (recent releases): background tasks still running.
+    #[serde(default)]
+    pub background_tasks: Option<Vec<Value>>,
+    /// `SessionStart`: startup / resume / clear / compact.
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+impl HookEvent {
+    /// Parses a hook payload; a clear message for anything else.
+    pub fn parse(bytes: &[u8]) -> Result<HookEvent, String> {
+        serde_json::from_slice(bytes).map_err(|e| format!("unreadable hook payload: {e}"))
+    }
+
+    /// True when the agent process is gone (the pane's binding ends).
+    pub fn ends_session(&self) -> bool {
+        self.hook_event_name == "SessionEnd"
+    }
+
+    /// The verdict this event implies, observed at `at`; `None` for events
+    /// that say nothing about the turn (tool hooks, `SubagentStop`, …).
+    pub fn verdict(&self, at: Millis) -> Option<Verdict> {
+        let (state, reason) = match self.hook_event_name.as_str() {
+            "UserPromptSubmit" => (State::Working, "UserPromptSubmit hook: a turn started".to_owned()),
+            "Stop" => match self.background_tasks.as_ref().map_or(0, Vec::len) {
+                0 => (State::Done, "Stop hook: the turn ended".to_owned()),
+                n => (
+                    State::Working,
+                    format!("Stop hook with {n} background task(s) still running"),
+                ),
+            },
+            "StopFailure" => (
+                State::Failed,
+                "StopFailure hook: an API error ended the turn".to_owned(),
+            ),
+            "PermissionRequest" => (State::Waiting, "PermissionRequest hook".to_owned()),
+            "Notification" if self.notification_type.as_deref() == Some("permission_prompt") => {
+                (State::Waiting, "Notification hook: permission prompt".to_owned())
+            }
+            "Notification" if self.is_permission_message() => {
+                (State::Waiting, "Notification hook: needs permission".to_owned())
+            }
+            "SessionStart" => (
+                State::Idle,
+                format!("SessionStart hook ({})", self.source.as_deref().unwrap_or("startup")),
+            ),
+            _ => return None,
+        };
+        let mut verdict = Verdict::new(state, Source::Hook, reason, at);
+        verdict.key = Some(format!("{}@{at}", self.hook_event_name));
+        Some(verdict)
+    }
+
+    /// Old releases send no `notification_type`; their message names the wait.
+    fn is_permission_message(&self) -> bool {
+        self.notification_type.is_none() && self.message.as_deref().is_some_and(|m| m.contains("permission"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STOP_2_1_332: &str = r#"{"session_id":"c103","transcript_path":"/t.jsonl","cwd":"/p","permission_mode":"bypassPermissions","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Done: slept 3s.","background_tasks":[],"session_crons":[]}"#;
+
+    fn state_of(json: &str) -> Option<State> {
+        HookEvent::parse(json.as_bytes()).unwrap().verdict(5).map(|v| v.state)
+    }
+
+    #[test]
+    fn stop_is_an_authoritative_done_with_the_answer() {
+        let e = HookEvent::parse(STOP_2_1_332.as_bytes()).unwrap();
+        let v = e.verdict(7).unwrap();
+        assert!(v.is_confirmed_done());
+        assert_eq!(v.key.as_deref(), Some("Stop@7"));
+        assert_eq!(e.last_assistant_message.as_deref(), Some("Done: slept 3s."));
+    }
+
+    #[test]
+    fn stop_with_background_tasks_is_still_working() {
+        let json = STOP_2_1_332.replace(r#""background_tasks":[]"#, r#""background_tasks":[{"id":"a1"}]"#);
+        assert_eq!(state_of(&json), Some(State::Working));
+    }
+
+    #[test]
+    fn events_map_to_states() {
+        assert_eq!(
+            state_of(r#"{"hook_event_name":"UserPromptSubmit","prompt":"x"}"#),
+            Some(State::Working)
+        );
+        assert_eq!(state_of(r#"{"hook_event_name":"StopFailure"}"#), Some(State::Failed));
+        assert_eq!(
+            state_of(r#"{"hook_event_name":"PermissionRequest"}"#),
+            Some(State::Waiting)
+        );
+        assert_eq!(
+            state_of(r#"{"hook_event_name":"Notification","notification_type":"permission_prompt"}"#),
+            Some(State::Waiting)
+        );
+        assert_eq!(
+            state_of(r#"{"hook_event_name":"Notification","message":"Claude needs your permission to use Bash"}"#),
+            Some(State::Waiting)
+        );
+        assert_eq!(
+            state_of(r#"{"hook_event_name":"Notification","notification_type":"idle_prompt"}"#),
+            None
+        );
+        assert_eq!(
+            state_of(r#"{"hook_event_name":"SubagentStop"}"#),
+            None,
+            "2.1.39 fires it after Stop"
+        );
+        assert_eq!(state_of(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#), None);
+        assert_eq!(
+            state_of(r#"{"hook_event_name":"SessionStart","source":"clear"}"#),
+            Some(State::Idle)
+        );
+    }
+
+    #[test]
+    fn garbage_is_a_clear_error() {
+        assert!(HookEvent::parse(b"not json")
+            .unwrap_err()
+            .contains("unreadable hook payload"));
+        assert!(HookEvent::parse(b"{}").is_err(), "the event name is required");
+    }
+}

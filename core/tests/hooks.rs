@@ -1,0 +1,202 @@
+//! `turnstile hook` with real Claude Code hook payloads, and
+//! `turnstile install-hooks` on real settings files.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_turnstile");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/claude-code");
+
+/// The recorded payloads of one fixture, in order.
+fn payloads(fixture: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(format!("{FIXTURES}/{fixture}/hooks.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["hook"].clone())
+        .collect()
+}
+
+/// A fake `zellij` that appends its arguments to a file.
+fn fake_zellij(dir: &Path) -> String {
+    let script = dir.join("zellij");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" >> {}/calls\n", dir.display()),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+    script.display().to_string()
+}
+
+fn hook(dir: &Path, stdin: &[u8], pane: Option<&str>) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("hook")
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("TURNSTILE_ZELLIJ", fake_zellij(dir))
+        .env_remove("ZELLIJ_PANE_ID")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(p) = pane {
+        cmd.env("ZELLIJ_PANE_ID", p).env("ZELLIJ_SESSION_NAME", "sess");
+    }
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn calls(dir: &Path) -> String {
+    // The pipe is started, not awaited: give the fake a moment to write.
+    for _ in 0..100 {
+        if let Ok(text) = std::fs::read_to_string(dir.join("calls")) {
+            if text.ends_with("\n") && text.contains('{') {
+                return text;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    String::new()
+}
+
+#[test]
+fn stop_hook_of_2_1_332_pushes_a_done_with_the_answer_and_records_the_binding() {
+    let dir = tempfile::tempdir().unwrap();
+    let stop = payloads("2.1.332-hooks")
+        .into_iter()
+        .find(|p| p["hook_event_name"] == "Stop")
+        .unwrap();
+    let out = hook(dir.path(), stop.to_string().as_bytes(), Some("5"));
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty(), "a hook must print nothing");
+    let calls = calls(dir.path());
+    assert!(
+        calls.contains("--session\nsess\npipe\n--name\nverdict\n--\n"),
+        "{calls}"
+    );
+    let payload: serde_json::Value = serde_json::from_str(calls.lines().last().unwrap()).unwrap();
+    assert_eq!(payload["pane"], 5);
+    assert_eq!(payload["verdicts"][0]["state"], "done");
+    assert_eq!(payload["verdicts"][0]["source"], "hook");
+    assert_eq!(payload["answer"], "Done: slept 3s.");
+    let binding = dir.path().join("state/turnstile/bindings/sess/5.json");
+    let record: serde_json::Value = serde_json::from_slice(&std::fs::read(binding).unwrap()).unwrap();
+    assert_eq!(record["session_id"], stop["session_id"]);
+}
+
+#[test]
+fn old_release_stop_without_answer_reads_it_from_the_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut stop = payloads("2.1.39-hooks")
+        .into_iter()
+        .find(|p| p["hook_event_name"] == "Stop")
+        .unwrap();
+    stop["transcript_path"] = format!("{FIXTURES}/2.1.39-tool/transcript.jsonl").into();
+    hook(dir.path(), stop.to_string().as_bytes(), Some("2"));
+    let payload: serde_json::Value = serde_json::from_str(calls(dir.path()).lines().last().unwrap()).unwrap();
+    assert_eq!(payload["answer"], "Done: slept 4s.");
+}
+
+#[test]
+fn every_recorded_event_exits_0_silently() {
+    for fixture in ["2.1.332-hooks", "2.1.39-hooks"] {
+        for p in payloads(fixture) {
+            let dir = tempfile::tempdir().unwrap();
+            let out = hook(dir.path(), p.to_string().as_bytes(), Some("1"));
+            assert!(
+                out.status.success() && out.stdout.is_empty() && out.stderr.is_empty(),
+                "{p}"
+            );
+        }
+    }
+}
+
+#[test]
+fn garbage_no_zellij_and_a_dead_session_still_exit_0() {
+    let dir = tempfile::tempdir().unwrap();
+    for (stdin, pane) in [
+        (&b"\xff not json"[..], Some("1")),
+        (br#"{"hook_event_name":"Stop"}"#, None),
+        (b"", Some("x")),
+    ] {
+        let out = hook(dir.path(), stdin, pane);
+        assert!(out.status.success() && out.stdout.is_empty());
+    }
+    // A zellij that fails (dead session) changes nothing either.
+    let out = Command::new(BIN)
+        .arg("hook")
+        .env("ZELLIJ_PANE_ID", "1")
+        .env("ZELLIJ_SESSION_NAME", "gone")
+        .env("XDG_STATE_HOME", dir.path())
+        .env("TURNSTILE_ZELLIJ", "/bin/false")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(br#"{"hook_event_name":"UserPromptSubmit","prompt":"x"}"#)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success() && out.stdout.is_empty());
+}
+
+fn install(home: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("HOME", home)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn install_hooks_merges_keeps_a_backup_and_is_idempotent() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let mine = r#"{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}"#;
+    std::fs::write(&settings, mine).unwrap();
+    assert!(install(home.path(), &["install-hooks"]).status.success());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    assert_eq!(v["model"], "opus");
+    assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), 2);
+    for event in [
+        "UserPromptSubmit",
+        "Stop",
+        "StopFailure",
+        "SessionStart",
+        "SessionEnd",
+        "Notification",
+        "PermissionRequest",
+    ] {
+        assert!(v["hooks"][event].to_string().contains("turnstile hook"), "{event}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(settings.with_extension("json.turnstile-backup")).unwrap(),
+        mine
+    );
+    let again = install(home.path(), &["install-hooks"]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already"));
+    assert!(install(home.path(), &["uninstall-hooks"]).status.success());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    assert_eq!(v, serde_json::from_str::<serde_json::Value>(mine).unwrap());
+}
+
+#[test]
+fn install_hooks_refuses_a_file_it_cannot_parse_and_dry_run_writes_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, "{ not json").unwrap();
+    let out = install(home.path(), &["install-hooks"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not valid JSON"));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ not json");
+    std::fs::remove_file(&settings).unwrap();
+    let out = install(home.path(), &["install-hooks", "--dry-run"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("turnstile hook"));
+    assert!(!settings.exists());
+}
