@@ -117,3 +117,50 @@ fn session_status_file() {
         (Some("waiting"), Some("permission prompt"))
     );
 }
+
+/// A simulated agent running as if in pane `pane` of zellij session `session`.
+fn agent(tmp: &std::path::Path, session: &str, pane: u32, script: &str, turns: &str) -> std::process::Child {
+    Command::new(BIN)
+        .args([
+            "demo-agent",
+            "--name",
+            "w",
+            "--script",
+            script,
+            "--pace",
+            "0.3",
+            "--turns",
+            turns,
+        ])
+        .env("ZELLIJ_PANE_ID", pane.to_string())
+        .env("ZELLIJ_SESSION_NAME", session)
+        .env("TMPDIR", tmp)
+        .current_dir(tmp)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn demo agent")
+}
+
+fn wait(session: &str, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(["wait", "--session", session])
+        .args(args)
+        .output()
+        .expect("run wait")
+}
+
+#[test]
+fn wait_returns_when_the_pane_is_done_times_out_and_notices_a_missing_pane() {
+    let tmp = tempfile::tempdir().unwrap();
+    let session = format!("cli-wait-{}", std::process::id());
+    let mut busy = agent(tmp.path(), &session, 7, "done", "1");
+    let mut idle = agent(tmp.path(), &session, 8, "", "0");
+    let done = wait(&session, &["--pane", "7", "--until", "done", "--timeout", "20"]);
+    let timed_out = wait(&session, &["--pane", "8", "--until", "done", "--timeout", "1"]);
+    let gone = wait(&session, &["--pane", "99", "--timeout", "5"]);
+    let _ = (busy.kill(), idle.kill(), busy.wait(), idle.wait());
+    assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stdout));
+    assert!(String::from_utf8_lossy(&done.stdout).contains("\"done\""));
+    assert_eq!(timed_out.status.code(), Some(3));
+    assert_eq!(gone.status.code(), Some(4));
+}

@@ -1,6 +1,6 @@
 //! Command-line parsing and the subcommands of `turnstile`.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::{json, Value};
 use std::fs::File;
@@ -14,6 +14,7 @@ mod explain;
 mod hooks;
 mod replay;
 mod status;
+mod wait;
 
 const STATES_HELP: &str = "\
 STATES
@@ -32,7 +33,8 @@ SOURCES
   screen       the visible pane: a fast guess, never routed on
 
 EXIT CODES
-  0  a verdict was printed    2  the input could not be read (one line on stderr)";
+  0  a verdict was printed    2  the input could not be read (one line on stderr)
+  wait: 0 reached, 3 timed out, 4 the pane's agent or the session is gone";
 
 /// Knows whether the coding agent in a pane is working, done, failed, interrupted or waiting.
 #[derive(Parser, Debug)]
@@ -72,6 +74,21 @@ enum Command {
         /// Print the JSON report instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// Block until a pane's agent reaches a state: exit 0, 3 on timeout, 4 if the pane or session is gone.
+    Wait {
+        /// The terminal pane id.
+        #[arg(long)]
+        pane: u32,
+        /// The state to wait for.
+        #[arg(long, value_enum, default_value = "done")]
+        until: wait::Until,
+        /// Give up after this many seconds.
+        #[arg(long)]
+        timeout: Option<f64>,
+        /// The zellij session (default: $ZELLIJ_SESSION_NAME).
+        #[arg(long)]
+        session: Option<String>,
     },
     /// Play a recorded Claude Code session in this terminal (screens, transcript, status file).
     Replay {
@@ -151,8 +168,17 @@ pub enum InputKind {
 /// Runs the CLI and returns the process exit code.
 pub fn run() -> i32 {
     let cli = Cli::parse();
-    match dispatch(cli.command) {
-        Ok(()) => 0,
+    let outcome = match cli.command {
+        Command::Wait {
+            pane,
+            until,
+            timeout,
+            session,
+        } => wait::run(session, pane, until, timeout),
+        command => dispatch(command).map(|()| 0),
+    };
+    match outcome {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("turnstile: {e:#}");
             2
@@ -189,6 +215,7 @@ fn dispatch(command: Command) -> Result<()> {
             pace,
             turns,
         }),
+        Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
         Command::Hook => {
             hooks::run_hook();
             Ok(())
