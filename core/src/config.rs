@@ -32,6 +32,8 @@ pub struct Config {
     pub watch: Watch,
     /// Bar colours (`None`: take them from the zellij theme).
     pub palette: Option<Palette>,
+    /// Start `turnstile watch` (push instead of polling).
+    pub watcher: bool,
 }
 
 impl Default for Config {
@@ -43,6 +45,7 @@ impl Default for Config {
             hidden_poll_ms: 2000,
             watch: Watch::Auto,
             palette: None,
+            watcher: true,
         }
     }
 }
@@ -53,6 +56,7 @@ const KNOWN: &[&str] = &[
     "idle_poll_ms",
     "hidden_poll_ms",
     "watch",
+    "watcher",
     "color_text",
     "color_background",
     "color_working",
@@ -101,6 +105,13 @@ impl Config {
                         .collect(),
                 ),
             };
+        }
+        if let Some(raw) = map.get("watcher") {
+            match raw.trim() {
+                "on" | "true" => config.watcher = true,
+                "off" | "false" => config.watcher = false,
+                _ => problems.push(format!("watcher must be on or off, not `{raw}`")),
+            }
         }
         config.palette = parse_palette(map, &mut problems);
         (config, problems)
@@ -166,6 +177,7 @@ mod tests {
             ("host_command", "/opt/bin/turnstile"),
             ("poll_ms", "250"),
             ("watch", "api, docs"),
+            ("watcher", "off"),
             ("color_done", "#00ff7f"),
         ]));
         assert!(problems.is_empty(), "{problems:?}");
@@ -173,6 +185,7 @@ mod tests {
         assert_eq!(c.poll_ms, 250);
         assert_eq!(c.watch, Watch::Titles(vec!["api".into(), "docs".into()]));
         assert_eq!(c.palette.unwrap().done, Color::Rgb(0, 255, 127));
+        assert!(!c.watcher);
     }
 
     #[test]

@@ -59,6 +59,8 @@ struct Plugin {
     cols: usize,
     timers: Timers,
     storm: Storm,
+    /// `turnstile watch` runs for this session: it pushes, we stop polling.
+    watcher_running: bool,
 }
 
 /// zellij timers serving every deadline: one outstanding normally, two when
@@ -211,6 +213,7 @@ impl Plugin {
         if became_leader {
             subscribe(&[EventType::PaneRenderReport]);
             self.host.wanted = true;
+            self.start_watcher();
         } else if lost_leadership {
             unsubscribe(&[EventType::PaneRenderReport]);
         }
@@ -424,6 +427,34 @@ impl Plugin {
         self.host.last_start = now;
     }
 
+    /// Starts the session's watcher (it exits at once if one already runs).
+    fn start_watcher(&mut self) {
+        if !self.config.watcher || self.watcher_running {
+            return;
+        }
+        let context = BTreeMap::from([(CTX_KIND.to_owned(), "watch".to_owned())]);
+        let cmd = self.config.host_command.clone();
+        run_command(&[cmd.as_str(), "watch"], context);
+        self.watcher_running = true;
+    }
+
+    /// The watcher exited: with 0 another one serves the session; otherwise
+    /// fall back to polling and say why.
+    fn on_watcher_exit(&mut self, code: Option<i32>, stderr: &[u8]) -> bool {
+        let another_serves = code == Some(0) && String::from_utf8_lossy(stderr).contains("already serves");
+        self.watcher_running = another_serves;
+        if !another_serves && code != Some(0) {
+            let why = String::from_utf8_lossy(stderr)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            self.message = Some((format!("watcher stopped ({why}); polling instead"), now_ms()));
+            return true;
+        }
+        false
+    }
+
     fn on_host_result(
         &mut self,
         code: Option<i32>,
@@ -432,6 +463,9 @@ impl Plugin {
         context: &BTreeMap<String, String>,
         now: Millis,
     ) -> bool {
+        if context.get(CTX_KIND).map(String::as_str) == Some("watch") {
+            return self.on_watcher_exit(code, stderr);
+        }
         if context.get(CTX_KIND).map(String::as_str) != Some("status") {
             return false;
         }

@@ -1,6 +1,6 @@
 """End-to-end: the turnstile bar in a real zellij 0.45.1, driven by replays of
 real Claude Code recordings and by the simulated demo agent."""
-import json, os, re, subprocess, sys, time, unittest
+import glob, json, os, re, subprocess, sys, time, unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import harness
@@ -11,7 +11,7 @@ SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 def demo(name, script, pace=0.4, turns=None):
     argv = [turnstile_bin(), "demo-agent", "--name", name, "--script", script, "--pace", str(pace)]
-    return argv + (["--turns", str(turns)] if turns else [])
+    return argv + (["--turns", str(turns)] if turns is not None else [])
 
 
 def segment(bar, title):
@@ -136,6 +136,34 @@ class Hooks(unittest.TestCase):
                            lambda: (s := segment(z.bar(), "hooked")) and "done" in s and s, timeout=10)
             self.assertIn("✓ ", seg)
             self.assertNotIn("✓?", seg)
+
+
+class Watcher(unittest.TestCase):
+    """`turnstile watch` pushes transcript changes: no polling involved."""
+
+    def test_transcript_appends_reach_the_bar_without_polling(self):
+        slow = {"poll_ms": "600000", "idle_poll_ms": "600000"}
+        with Zellij([("quiet", demo("quiet", "", turns=0))], plugin_config=slow) as z:
+            wait_for("agent pane shown", lambda: segment(z.bar(), "quiet"), timeout=20)
+            files = wait_for("agent transcript", lambda: glob.glob(os.path.join(
+                z.dir, "tmp", "turnstile-demo", ".claude", "projects", "*", "*.jsonl")), timeout=10)
+            path = files[0]
+            prompt = {"type": "user", "message": {"role": "user", "content": "go"}}
+            answer = {"type": "assistant", "message": {"id": "m1", "role": "assistant", "stop_reason": "end_turn",
+                                                       "content": [{"type": "text", "text": "pushed"}]}}
+            with open(path, "a") as f:
+                f.write(json.dumps(prompt) + "\n")
+            wait_for("working pushed by the watcher", lambda: "working" in (segment(z.bar(), "quiet") or ""), timeout=10)
+            line = json.dumps(answer) + "\n"
+            with open(path, "a") as f:  # a half-written line first, as appends arrive
+                f.write(line[:40])
+                f.flush()
+                time.sleep(0.3)
+                self.assertIn("working", segment(z.bar(), "quiet") or "")
+                f.write(line[40:])
+            seg = wait_for("done pushed by the watcher", lambda: (s := segment(z.bar(), "quiet")) and "done" in s and s,
+                           timeout=10)
+            self.assertIn("✓ ", seg)
 
 
 class ScreenOnly(unittest.TestCase):

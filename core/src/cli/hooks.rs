@@ -137,12 +137,47 @@ pub fn bound_transcript(session: &str, pane: u32) -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
+/// The zellij binary: `$TURNSTILE_ZELLIJ`, the parent process when it is
+/// zellij (the watcher), `zellij` on PATH, else a running zellij's executable.
+pub fn zellij_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("TURNSTILE_ZELLIJ") {
+        return PathBuf::from(path);
+    }
+    let is_zellij = |exe: &Path| {
+        exe.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("zellij"))
+    };
+    let parent = fs::read_link(format!("/proc/{}/exe", std::os::unix::process::parent_id())).ok();
+    if let Some(exe) = parent.filter(|e| is_zellij(e)) {
+        return exe;
+    }
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|dir| dir.join("zellij"))
+        .find(|candidate| candidate.is_file());
+    if let Some(path) = on_path {
+        return path;
+    }
+    fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| fs::read_link(e.path().join("exe")).ok())
+        .find(|exe| is_zellij(exe))
+        .unwrap_or_else(|| PathBuf::from("zellij"))
+}
+
 /// Starts `zellij pipe` and does not wait for it.
-fn push_to_plugin(session: &str, report: &PaneReport) {
+pub fn push_to_plugin(session: &str, report: &PaneReport) {
+    push_with(&zellij_binary(), session, report);
+}
+
+/// Starts `<zellij> pipe` and does not wait for it.
+pub fn push_with(zellij: &Path, session: &str, report: &PaneReport) {
     let Ok(payload) = serde_json::to_string(report) else {
         return;
     };
-    let zellij = std::env::var("TURNSTILE_ZELLIJ").unwrap_or_else(|_| "zellij".into());
     let _ = Command::new(zellij)
         .args(["--session", session, "pipe", "--name", PIPE_VERDICT, "--", &payload])
         .stdin(Stdio::null())

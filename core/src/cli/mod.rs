@@ -15,6 +15,7 @@ mod hooks;
 mod replay;
 mod status;
 mod wait;
+mod watch;
 
 const STATES_HELP: &str = "\
 STATES
@@ -86,6 +87,13 @@ enum Command {
         /// Give up after this many seconds.
         #[arg(long)]
         timeout: Option<f64>,
+        /// The zellij session (default: $ZELLIJ_SESSION_NAME).
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// Watch the session's transcripts and status files and push verdict
+    /// changes to the plugin (one per session; exits with the zellij server).
+    Watch {
         /// The zellij session (default: $ZELLIJ_SESSION_NAME).
         #[arg(long)]
         session: Option<String>,
@@ -175,6 +183,7 @@ pub fn run() -> i32 {
             timeout,
             session,
         } => wait::run(session, pane, until, timeout),
+        Command::Watch { session } => watch::run(session),
         command => dispatch(command).map(|()| 0),
     };
     match outcome {
@@ -216,6 +225,7 @@ fn dispatch(command: Command) -> Result<()> {
             turns,
         }),
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
+        Command::Watch { .. } => bail!("watch is handled by run"),
         Command::Hook => {
             hooks::run_hook();
             Ok(())

@@ -21,12 +21,48 @@ pub fn now_ms() -> Millis {
 }
 
 /// An agent process found in /proc.
-#[derive(Debug, Clone)]
-struct AgentProcess {
-    pid: u32,
-    pane: u32,
-    cwd: Option<PathBuf>,
-    claude_home: PathBuf,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentProcess {
+    /// Its process id.
+    pub pid: u32,
+    /// The zellij pane it runs in.
+    pub pane: u32,
+    /// Its working directory.
+    pub cwd: Option<PathBuf>,
+    /// Its Claude home (`~/.claude`, `$CLAUDE_CONFIG_DIR`, a demo home).
+    pub claude_home: PathBuf,
+}
+
+impl AgentProcess {
+    /// Its session status file.
+    pub fn status_file(&self) -> PathBuf {
+        self.claude_home.join("sessions").join(format!("{}.json", self.pid))
+    }
+
+    /// Its session status, when the file exists and parses.
+    pub fn status(&self) -> Option<SessionStatus> {
+        fs::read(self.status_file())
+            .ok()
+            .and_then(|b| SessionStatus::parse(&b).ok())
+    }
+
+    /// Its transcript: the hook binding's, else the session id's, else the
+    /// newest of its project folder.
+    pub fn transcript(&self, session: &str, status: Option<&SessionStatus>) -> Option<PathBuf> {
+        let session_id = status.and_then(|s| s.session_id.as_deref());
+        super::hooks::bound_transcript(session, self.pane)
+            .or_else(|| find_transcript(&self.claude_home, self.cwd.as_deref()?, session_id))
+    }
+
+    /// The binding reported to the plugin.
+    pub fn binding(&self, session_id: Option<String>, transcript: Option<&Path>) -> AgentBinding {
+        AgentBinding {
+            pid: self.pid,
+            cwd: self.cwd.as_ref().map(|c| c.display().to_string()),
+            session_id,
+            transcript: transcript.map(|t| t.display().to_string()),
+        }
+    }
 }
 
 /// Builds the report for `session`, for `wanted` panes (all agent panes when empty).
@@ -58,7 +94,7 @@ pub fn report(session: Option<String>, wanted: &[u32]) -> Result<HostReport> {
 }
 
 /// One agent process per pane: the oldest (lowest pid) agent in that pane.
-fn find_agents(session: &str) -> BTreeMap<u32, AgentProcess> {
+pub fn find_agents(session: &str) -> BTreeMap<u32, AgentProcess> {
     let mut found: BTreeMap<u32, AgentProcess> = BTreeMap::new();
     let Ok(entries) = fs::read_dir("/proc") else {
         return found;
@@ -131,25 +167,16 @@ fn split_nul(bytes: &[u8]) -> Vec<String> {
 }
 
 fn pane_report(agent: &AgentProcess, session: &str, at: Millis) -> PaneReport {
-    let status = fs::read(agent.claude_home.join("sessions").join(format!("{}.json", agent.pid)))
-        .ok()
-        .and_then(|bytes| SessionStatus::parse(&bytes).ok());
-    let session_id = status.as_ref().and_then(|s| s.session_id.clone());
-    // A hook's binding names the transcript exactly; otherwise look it up.
-    let transcript = super::hooks::bound_transcript(session, agent.pane).or_else(|| {
-        agent
-            .cwd
-            .as_deref()
-            .and_then(|cwd| find_transcript(&agent.claude_home, cwd, session_id.as_deref()))
-    });
+    let status = agent.status();
+    let transcript = agent.transcript(session, status.as_ref());
     let mut verdicts = Vec::new();
     let mut answer = None;
-    let mut transcript_session = None;
+    let mut session_id = status.as_ref().and_then(|s| s.session_id.clone());
     if let Some(path) = &transcript {
         if let Ok(v) = super::classify_file(path, false) {
             verdicts.push(v.to_verdict(at));
             answer = v.answer.clone();
-            transcript_session = v.session_id.clone();
+            session_id = session_id.or(v.session_id);
         }
     }
     if let Some(v) = status.as_ref().and_then(|s| s.to_verdict(at)) {
@@ -157,12 +184,7 @@ fn pane_report(agent: &AgentProcess, session: &str, at: Millis) -> PaneReport {
     }
     PaneReport {
         pane: agent.pane,
-        agent: Some(AgentBinding {
-            pid: agent.pid,
-            cwd: agent.cwd.as_ref().map(|c| c.display().to_string()),
-            session_id: session_id.or(transcript_session),
-            transcript: transcript.map(|t| t.display().to_string()),
-        }),
+        agent: Some(agent.binding(session_id, transcript.as_deref())),
         verdicts,
         answer,
     }
