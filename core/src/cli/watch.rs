@@ -122,10 +122,8 @@ pub fn run(session: Option<String>) -> Result<i32> {
         // Let a burst of appends settle into one round.
         std::thread::sleep(Duration::from_millis(5));
         let mut paths: BTreeSet<PathBuf> = BTreeSet::new();
-        for event in std::iter::once(first).chain(rx.try_iter()) {
-            if let Ok(event) = event {
-                paths.extend(event.paths);
-            }
+        for event in std::iter::once(first).chain(rx.try_iter()).flatten() {
+            paths.extend(event.paths);
         }
         state.on_paths(&paths, &mut watcher);
     }
