@@ -1,0 +1,187 @@
+//! `turnstile watch` with real processes: simulated agents carrying
+//! `ZELLIJ_PANE_ID` in their environment, transcripts appended the way Claude
+//! Code appends them, and a fake `zellij` that records every pushed verdict.
+
+use serde_json::{json, Value};
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_turnstile");
+
+struct Rig {
+    dir: tempfile::TempDir,
+    session: String,
+    children: Vec<Child>,
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Rig {
+    fn new(name: &str) -> Rig {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("zellij");
+        std::fs::write(
+            &fake,
+            format!("#!/bin/sh\nprintf '%s\\n' \"$7\" >> {}/calls\n", dir.path().display()),
+        )
+        .unwrap();
+        Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+        std::fs::create_dir_all(dir.path().join("work")).unwrap();
+        Rig {
+            dir,
+            session: format!("{name}-{}", std::process::id()),
+            children: Vec::new(),
+        }
+    }
+
+    /// An idle simulated agent in `pane`, in the shared work folder.
+    fn agent(&mut self, pane: u32) {
+        let child = Command::new(BIN)
+            .args(["demo-agent", "--name", "a", "--turns", "0"])
+            .env("ZELLIJ_PANE_ID", pane.to_string())
+            .env("ZELLIJ_SESSION_NAME", &self.session)
+            .env("TMPDIR", self.dir.path())
+            .current_dir(self.dir.path().join("work"))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.children.push(child);
+    }
+
+    fn watch(&mut self) {
+        let child = Command::new(BIN)
+            .args(["watch", "--session", &self.session])
+            .env("TURNSTILE_ZELLIJ", self.dir.path().join("zellij"))
+            .env("XDG_STATE_HOME", self.dir.path().join("state"))
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.children.push(child);
+    }
+
+    /// Every pushed report so far.
+    fn pushed(&self) -> Vec<Value> {
+        let text = std::fs::read_to_string(self.dir.path().join("calls")).unwrap_or_default();
+        text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+    }
+
+    /// The latest transcript state pushed for `pane`.
+    fn state(&self, pane: u32) -> Option<String> {
+        self.pushed()
+            .iter()
+            .rev()
+            .find(|r| r["pane"] == pane)
+            .and_then(|r| {
+                r["verdicts"]
+                    .as_array()?
+                    .iter()
+                    .find(|v| v["source"] == "transcript")
+                    .cloned()
+            })
+            .and_then(|v| v["state"].as_str().map(str::to_owned))
+    }
+
+    fn transcript_of(&self, pane: u32) -> PathBuf {
+        let report = self
+            .pushed()
+            .into_iter()
+            .rev()
+            .find(|r| r["pane"] == pane)
+            .expect("a report for the pane");
+        PathBuf::from(report["agent"]["transcript"].as_str().expect("a bound transcript"))
+    }
+
+    fn until(&self, what: &str, cond: impl Fn(&Rig) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if cond(self) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("timed out waiting for {what}; pushed: {:?}", self.pushed());
+    }
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    let mut f = OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(bytes).unwrap();
+}
+
+fn line(v: Value) -> Vec<u8> {
+    format!("{v}\n").into_bytes()
+}
+
+fn prompt() -> Vec<u8> {
+    line(json!({"type": "user", "message": {"role": "user", "content": "go"}}))
+}
+
+fn answer(id: &str) -> Vec<u8> {
+    line(
+        json!({"type": "assistant", "message": {"id": id, "role": "assistant", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": format!("answer {id}")}]}}),
+    )
+}
+
+#[test]
+fn two_agents_in_one_folder_stay_apart_and_appends_are_followed() {
+    let mut rig = Rig::new("watch-two");
+    rig.agent(1);
+    rig.agent(2);
+    std::thread::sleep(Duration::from_millis(300));
+    rig.watch();
+    rig.until("both panes bound", |r| r.state(1).is_some() && r.state(2).is_some());
+    let (t1, t2) = (rig.transcript_of(1), rig.transcript_of(2));
+    assert_ne!(t1, t2, "each pane is bound to its own agent's transcript");
+
+    // A burst: metadata, the prompt, then the answer written in two pieces.
+    let mut burst = line(json!({"type": "file-history-snapshot"}));
+    burst.extend(prompt());
+    append(&t1, &burst);
+    rig.until("pane 1 working", |r| r.state(1).as_deref() == Some("working"));
+    let done = answer("m1");
+    append(&t1, &done[..30]);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(rig.state(1).as_deref(), Some("working"), "a half-written line is held");
+    append(&t1, &done[30..]);
+    rig.until("pane 1 done", |r| r.state(1).as_deref() == Some("done"));
+    assert_ne!(rig.state(2).as_deref(), Some("done"), "pane 2 never moved");
+    let last = rig.pushed().into_iter().rev().find(|r| r["pane"] == 1).unwrap();
+    assert_eq!(last["answer"], "answer m1");
+}
+
+#[test]
+fn truncation_and_a_new_session_file_are_followed() {
+    let mut rig = Rig::new("watch-rotate");
+    rig.agent(3);
+    std::thread::sleep(Duration::from_millis(300));
+    rig.watch();
+    rig.until("pane 3 bound", |r| r.state(3).is_some());
+    let t = rig.transcript_of(3);
+    let mut turn = prompt();
+    turn.extend(answer("a1"));
+    append(&t, &turn);
+    rig.until("done", |r| r.state(3).as_deref() == Some("done"));
+    // Truncated and rewritten: read afresh.
+    std::fs::write(&t, prompt()).unwrap();
+    rig.until("working after truncation", |r| r.state(3).as_deref() == Some("working"));
+    // The transcript is deleted and a new session file appears (`/clear`).
+    std::fs::remove_file(&t).unwrap();
+    let fresh = t.with_file_name("fresh-session.jsonl");
+    let mut turn = prompt();
+    turn.extend(answer("b1"));
+    std::fs::write(&fresh, &turn).unwrap();
+    rig.until("bound to the new session file", |r| {
+        r.state(3).as_deref() == Some("done") && r.transcript_of(3) == fresh
+    });
+}
