@@ -3,6 +3,7 @@
 
   python3 tests/e2e/bench.py [--turns N] [--cpu-seconds S]
 
+0. (see main) hook and watcher paths, the hook's own run time, the watcher's idle CPU.
 1. banner on screen -> bar flip: a pane prints a spinner, then a finished
    banner at a recorded instant; the bar (read with tmux) is polled every 5 ms.
 2. transcript append -> bar flip: an idle simulated agent sits in a pane; the
@@ -11,7 +12,7 @@
 3. CPU of the zellij server (and the host commands it runs) with 16 panes
    streaming agent-like output, with and without the plugin.
 """
-import argparse, glob, json, os, statistics, sys, time
+import argparse, glob, json, os, statistics, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Zellij, turnstile_bin, wait_for
@@ -71,9 +72,11 @@ def run_banner(turns):
     return lat, frames
 
 
-def transcript_latency(turns):
+def transcript_latency(turns, watcher=True):
     lat = []
-    with Zellij([("quiet", [turnstile_bin(), "demo-agent", "--name", "quiet", "--turns", "0"])]) as z:
+    config = None if watcher else {"watcher": "off"}
+    with Zellij([("quiet", [turnstile_bin(), "demo-agent", "--name", "quiet", "--turns", "0"])],
+                plugin_config=config) as z:
         files = wait_for("agent transcript", lambda: glob.glob(os.path.join(z.dir, "tmp", "turnstile-demo", ".claude", "projects", "*", "*.jsonl")), timeout=20)
         path = max(files, key=os.path.getmtime)
         prompt = json.dumps({"type": "user", "message": {"role": "user", "content": "bench"}}) + "\n"
@@ -90,6 +93,73 @@ def transcript_latency(turns):
             wait_for("done", lambda: "done" in bar_segment(z, "quiet"), timeout=10, interval=0.005)
             lat.append((time.time() - t0) * 1000)
     return lat
+
+
+def hook_latency(turns):
+    """ms from starting `turnstile hook` (Stop) to the bar showing done."""
+    lat = []
+    with Zellij([("hooked", [turnstile_bin(), "demo-agent", "--name", "hooked", "--turns", "0"])]) as z:
+        wait_for("pane shown", lambda: "hooked" in z.bar(), timeout=20)
+        pane = next(p["id"] for p in z.list_panes() if p.get("title") == "hooked" and not p.get("is_plugin"))
+        env = {**z.env, "ZELLIJ_PANE_ID": str(pane), "ZELLIJ_SESSION_NAME": z.session, "TURNSTILE_ZELLIJ": z.zellij,
+               "XDG_STATE_HOME": os.path.join(z.dir, "state")}
+
+        def hook(event):
+            payload = {"hook_event_name": event, "session_id": "s", "cwd": z.work, "background_tasks": [],
+                       "transcript_path": os.path.join(z.dir, "none.jsonl"), "last_assistant_message": "ok"}
+            subprocess.run([turnstile_bin(), "hook"], input=json.dumps(payload).encode(), env=env, check=True)
+        for _ in range(turns):
+            hook("UserPromptSubmit")
+            wait_for("working", lambda: "working" in bar_segment(z, "hooked"), timeout=10, interval=0.005)
+            t0 = time.time()
+            hook("Stop")
+            wait_for("done", lambda: "done" in bar_segment(z, "hooked"), timeout=10, interval=0.005)
+            lat.append((time.time() - t0) * 1000)
+    return lat
+
+
+def hook_own_time(runs=50):
+    """ms of one `turnstile hook` run (a Stop with a real transcript, no zellij to reach)."""
+    import tempfile
+    payload = json.dumps({"hook_event_name": "Stop", "session_id": "s", "cwd": "/tmp", "background_tasks": [],
+                          "transcript_path": os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                                                          "claude-code", "2.1.332-hooks", "transcript.jsonl")})
+    state = tempfile.mkdtemp()
+    env = {**os.environ, "ZELLIJ_PANE_ID": "1", "ZELLIJ_SESSION_NAME": "bench", "TURNSTILE_ZELLIJ": "/bin/true",
+           "XDG_STATE_HOME": state}
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([turnstile_bin(), "hook"], input=payload.encode(), env=env, check=True)
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def watcher_idle_cpu(seconds, panes=16):
+    """CPU seconds the watcher uses over `seconds` with `panes` bound idle agents."""
+    import tempfile
+    tmp = tempfile.mkdtemp()
+    session = f"bench-idle-{os.getpid()}"
+    procs = [subprocess.Popen([turnstile_bin(), "demo-agent", "--name", f"a{i}", "--turns", "0"],
+                              env={**os.environ, "ZELLIJ_PANE_ID": str(i), "ZELLIJ_SESSION_NAME": session,
+                                   "TMPDIR": tmp}, cwd=tmp, stdout=subprocess.DEVNULL) for i in range(panes)]
+    time.sleep(1)
+    watcher = subprocess.Popen([turnstile_bin(), "watch", "--session", session],
+                               env={**os.environ, "TURNSTILE_ZELLIJ": "/bin/true", "XDG_STATE_HOME": tmp})
+    try:
+        time.sleep(3)  # binding and the first pushes
+        hz = os.sysconf("SC_CLK_TCK")
+
+        def cpu():
+            f = open(f"/proc/{watcher.pid}/stat").read().rsplit(")", 1)[1].split()
+            return (int(f[11]) + int(f[12])) / hz
+        c0 = cpu()
+        time.sleep(seconds)
+        return cpu() - c0
+    finally:
+        for p in procs + [watcher]:
+            p.kill()
+            p.wait()
 
 
 def server_cpu(z):
@@ -129,12 +199,18 @@ def main():
     ap.add_argument("--turns", type=int, default=30)
     ap.add_argument("--cpu-seconds", type=float, default=20)
     ap.add_argument("--cpu-only", action="store_true")
+    ap.add_argument("--idle-seconds", type=float, default=60)
     a = ap.parse_args()
     if not a.cpu_only:
         printed, visible = run_banner(a.turns)
         print(fmt("banner printed -> bar flip (through zellij and tmux)", printed))
         print(fmt("banner visible in the terminal -> bar flip (0 = same frame)", visible))
-        print(fmt("transcript append -> bar flip (host polling)", transcript_latency(a.turns)))
+        print(fmt("transcript append -> bar flip (watcher)", transcript_latency(a.turns)))
+        print(fmt("transcript append -> bar flip (host polling, watcher off)", transcript_latency(a.turns, watcher=False)))
+        print(fmt("hook (Stop) -> bar flip", hook_latency(a.turns)))
+        print(fmt("turnstile hook, own run time (process start to exit)", hook_own_time()))
+        idle = watcher_idle_cpu(a.idle_seconds)
+        print(f"watcher CPU over {a.idle_seconds:.0f} s idle with 16 bound panes: {idle:.3f} s")
     without = cpu_share(False, a.cpu_seconds)
     with_ = cpu_share(True, a.cpu_seconds)
     print(f"zellij server CPU, 16 streaming panes: without plugin {without:.1f}% of a core, with {with_:.1f}% "

@@ -11,7 +11,8 @@
 
 use super::status::{find_agents, now_ms, AgentProcess};
 use anyhow::{Context, Result};
-use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use notify::event::ModifyKind;
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
@@ -123,7 +124,12 @@ pub fn run(session: Option<String>) -> Result<i32> {
         std::thread::sleep(Duration::from_millis(5));
         let mut paths: BTreeSet<PathBuf> = BTreeSet::new();
         for event in std::iter::once(first).chain(rx.try_iter()).flatten() {
-            paths.extend(event.paths);
+            if changes_content(&event.kind) {
+                paths.extend(event.paths);
+            }
+        }
+        if paths.is_empty() {
+            continue;
         }
         state.on_paths(&paths, &mut watcher);
     }
@@ -254,6 +260,18 @@ impl Session {
             answer: transcript.and_then(|t| t.answer),
         }
     }
+}
+
+/// Creations, writes, removals and renames. Opens, reads and metadata
+/// changes are ignored: the watcher's own reads would otherwise wake it up
+/// again, in a loop.
+fn changes_content(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::Create(_)
+            | EventKind::Remove(_)
+            | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any)
+    )
 }
 
 /// Equal but for observation times.
