@@ -355,6 +355,7 @@ mod tests {
                 ..Verdict::new(State::Done, Source::Transcript, "turn done", 10)
             }],
             answer: Some("All good.".into()),
+            since: None,
         };
         let edge = t.observe_report(report).unwrap();
         assert!(edge.is_confirmed_done());

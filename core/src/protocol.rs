@@ -44,6 +44,9 @@ pub struct PaneReport {
     /// The final answer of the turn, when done.
     #[serde(default)]
     pub answer: Option<String>,
+    /// When the transcript's deciding line was written (ISO 8601), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
 }
 
 /// The answer of one `turnstile status --json` run.

@@ -82,6 +82,7 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis) -> Option<PaneRepo
         }),
         verdicts: vec![verdict],
         answer,
+        since: None,
     })
 }
 

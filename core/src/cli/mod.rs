@@ -318,17 +318,18 @@ fn session_json(bytes: &[u8]) -> Result<Value> {
 }
 
 fn status_table(report: &turnstile_core::protocol::HostReport) -> String {
-    let mut out = String::from("PANE  STATE        SOURCE      PID      TRANSCRIPT\n");
+    let mut out = String::from("PANE  STATE        SOURCE      SINCE                     PID      TRANSCRIPT\n");
     for pane in &report.panes {
         let Some(agent) = &pane.agent else {
             continue;
         };
         let first = pane.verdicts.first();
         out.push_str(&format!(
-            "{:<5} {:<12} {:<11} {:<8} {}\n",
+            "{:<5} {:<12} {:<11} {:<25} {:<8} {}\n",
             pane.pane,
             first.map_or("unknown", |v| v.state.as_str()),
             first.map_or("-", |v| v.source.as_str()),
+            pane.since.as_deref().unwrap_or("-"),
             agent.pid,
             agent.transcript.as_deref().unwrap_or("-"),
         ));

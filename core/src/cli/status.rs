@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 use turnstile_core::protocol::{AgentBinding, HostReport, PaneReport};
 use turnstile_core::session::SessionStatus;
+use turnstile_core::transcript::TranscriptVerdict;
 use turnstile_core::{panes, Millis};
 
 /// Milliseconds since the epoch, now.
@@ -169,24 +170,31 @@ fn split_nul(bytes: &[u8]) -> Vec<String> {
 fn pane_report(agent: &AgentProcess, session: &str, at: Millis) -> PaneReport {
     let status = agent.status();
     let transcript = agent.transcript(session, status.as_ref());
-    let mut verdicts = Vec::new();
-    let mut answer = None;
-    let mut session_id = status.as_ref().and_then(|s| s.session_id.clone());
-    if let Some(path) = &transcript {
-        if let Ok(v) = super::classify_file(path, false) {
-            verdicts.push(v.to_verdict(at));
-            answer = v.answer.clone();
-            session_id = session_id.or(v.session_id);
-        }
-    }
-    if let Some(v) = status.as_ref().and_then(|s| s.to_verdict(at)) {
-        verdicts.push(v);
-    }
+    let verdict = transcript.as_deref().and_then(|p| super::classify_file(p, false).ok());
+    assemble(agent, status, transcript.as_deref(), verdict, at)
+}
+
+/// One pane's report from its agent, session status and transcript verdict
+/// (shared by `status`, which classifies cold, and `watch`, incrementally).
+pub fn assemble(
+    agent: &AgentProcess,
+    status: Option<SessionStatus>,
+    transcript: Option<&Path>,
+    verdict: Option<TranscriptVerdict>,
+    at: Millis,
+) -> PaneReport {
+    let mut verdicts: Vec<_> = verdict.iter().map(|v| v.to_verdict(at)).collect();
+    verdicts.extend(status.as_ref().and_then(|s| s.to_verdict(at)));
+    let session_id = status
+        .and_then(|s| s.session_id)
+        .or_else(|| verdict.as_ref().and_then(|v| v.session_id.clone()));
+    let (answer, since) = verdict.map_or((None, None), |v| (v.answer, v.since));
     PaneReport {
         pane: agent.pane,
-        agent: Some(agent.binding(session_id, transcript.as_deref())),
+        agent: Some(agent.binding(session_id, transcript)),
         verdicts,
         answer,
+        since,
     }
 }
 

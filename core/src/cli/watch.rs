@@ -240,25 +240,9 @@ impl Session {
     }
 
     fn report(&self, pane: u32, agent: &AgentProcess, now: u64) -> PaneReport {
-        let status = agent.status();
         let path = self.transcripts.get(&pane);
-        let transcript = path.and_then(|p| self.tracked.get(p)).map(|t| t.classifier.verdict());
-        let mut verdicts = Vec::new();
-        if let Some(v) = &transcript {
-            verdicts.push(v.to_verdict(now));
-        }
-        if let Some(v) = status.as_ref().and_then(|s| s.to_verdict(now)) {
-            verdicts.push(v);
-        }
-        let session_id = status
-            .and_then(|s| s.session_id)
-            .or_else(|| transcript.as_ref().and_then(|t| t.session_id.clone()));
-        PaneReport {
-            pane,
-            agent: Some(agent.binding(session_id, path.map(PathBuf::as_path))),
-            verdicts,
-            answer: transcript.and_then(|t| t.answer),
-        }
+        let verdict = path.and_then(|p| self.tracked.get(p)).map(|t| t.classifier.verdict());
+        super::status::assemble(agent, agent.status(), path.map(PathBuf::as_path), verdict, now)
     }
 }
 

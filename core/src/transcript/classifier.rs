@@ -58,6 +58,7 @@ pub struct Classifier {
     line_number: Option<u64>,
     turn: Turn,
     decided_by: Option<(LinePos, String)>,
+    decided_at: Option<String>,
     session_id: Option<String>,
     invalid_lines: u64,
     last_invalid: Option<(LinePos, String)>,
@@ -147,9 +148,9 @@ impl Classifier {
     }
 
     fn apply(&mut self, pos: LinePos, bytes: &[u8]) {
-        let (event, session_id) = line::parse(bytes);
-        if session_id.is_some() {
-            self.session_id = session_id;
+        let (event, meta) = line::parse(bytes);
+        if meta.session_id.is_some() {
+            self.session_id = meta.session_id;
         }
         let decided = match event {
             Event::Ignored(_) => return,
@@ -164,6 +165,7 @@ impl Classifier {
         };
         if let Some(why) = decided {
             self.decided_by = Some((pos, why));
+            self.decided_at = meta.timestamp;
         }
     }
 
@@ -263,6 +265,7 @@ impl Classifier {
             state,
             reason,
             session_id: self.session_id.clone(),
+            since: self.decided_at.clone(),
             answer,
             candidate,
             line: pos.and_then(|p| p.number),

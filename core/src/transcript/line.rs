@@ -94,27 +94,41 @@ struct Head<'a> {
     kind: Option<Cow<'a, str>>,
 }
 
-/// Parses one line (without its newline) into its event and session id.
-pub fn parse(bytes: &[u8]) -> (Event, Option<String>) {
+/// What a line says besides its event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LineMeta {
+    /// `sessionId`.
+    pub session_id: Option<String>,
+    /// `timestamp` (ISO 8601, as Claude Code writes it).
+    pub timestamp: Option<String>,
+}
+
+/// Parses one line (without its newline) into its event and metadata.
+pub fn parse(bytes: &[u8]) -> (Event, LineMeta) {
+    let none = LineMeta::default;
     let bytes = trim_line(bytes);
     if bytes.is_empty() {
-        return (Event::Ignored("empty line"), None);
+        return (Event::Ignored("empty line"), none());
     }
     let kind = match head_kind(bytes) {
         Ok(kind) => kind,
-        Err(reason) => return (Event::Invalid(reason), None),
+        Err(reason) => return (Event::Invalid(reason), none()),
     };
     let kind = match kind.as_deref() {
         Some(k @ ("user" | "assistant" | "system" | "progress")) => k.to_owned(),
-        Some(_) => return (Event::Ignored("metadata line"), None),
-        None => return (Event::Ignored("line without a type"), None),
+        Some(_) => return (Event::Ignored("metadata line"), none()),
+        None => return (Event::Ignored("line without a type"), none()),
     };
     let value = match full_value(bytes) {
         Ok(v) => v,
-        Err(reason) => return (Event::Invalid(reason), None),
+        Err(reason) => return (Event::Invalid(reason), none()),
     };
-    let session_id = value.get("sessionId").and_then(Value::as_str).map(str::to_owned);
-    (event_of(&kind, &value), session_id)
+    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+    let meta = LineMeta {
+        session_id: text("sessionId"),
+        timestamp: text("timestamp"),
+    };
+    (event_of(&kind, &value), meta)
 }
 
 /// Cheap pre-filter: can this line be a prompt? (Every user line holds `"user"`.)
@@ -355,8 +369,11 @@ mod tests {
             event(r#"{"type":"user","message":{"role":"user","content":"tool:4"},"sessionId":"s1"}"#),
             Event::Prompt
         );
-        let (_, sid) = parse(br#"{"type":"user","message":{"content":"x"},"sessionId":"s1"}"#);
-        assert_eq!(sid.as_deref(), Some("s1"));
+        let (_, meta) = parse(br#"{"type":"user","message":{"content":"x"},"sessionId":"s1","timestamp":"T"}"#);
+        assert_eq!(
+            (meta.session_id.as_deref(), meta.timestamp.as_deref()),
+            (Some("s1"), Some("T"))
+        );
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub struct TranscriptVerdict {
     pub reason: String,
     /// The Claude Code session id, from the lines read.
     pub session_id: Option<String>,
+    /// When the deciding line was written (its `timestamp`, ISO 8601).
+    pub since: Option<String>,
     /// The final answer of the turn when it is done (or a done candidate).
     pub answer: Option<String>,
     /// `Some(Done)` when the turn looks finished but nothing confirms it yet.
