@@ -4,6 +4,7 @@
 //! the bar shows, and the setting keeps its default.
 
 use crate::bar::{Color, Palette};
+use crate::flow::{parse_rules, FlowRule, FlowSettings};
 use std::collections::BTreeMap;
 
 /// Which panes get a segment.
@@ -34,6 +35,10 @@ pub struct Config {
     pub palette: Option<Palette>,
     /// Start `turnstile watch` (push instead of polling).
     pub watcher: bool,
+    /// Flows: whose answer goes where.
+    pub flows: Vec<FlowRule>,
+    /// Payload template and limits of the flows.
+    pub flow: FlowSettings,
 }
 
 impl Default for Config {
@@ -46,6 +51,8 @@ impl Default for Config {
             watch: Watch::Auto,
             palette: None,
             watcher: true,
+            flows: Vec::new(),
+            flow: FlowSettings::default(),
         }
     }
 }
@@ -57,6 +64,11 @@ const KNOWN: &[&str] = &[
     "hidden_poll_ms",
     "watch",
     "watcher",
+    "flows",
+    "flow_prefix",
+    "flow_suffix",
+    "max_payload_bytes",
+    "max_hops",
     "color_text",
     "color_background",
     "color_working",
@@ -113,8 +125,35 @@ impl Config {
                 _ => problems.push(format!("watcher must be on or off, not `{raw}`")),
             }
         }
+        parse_flows(map, &mut config, &mut problems);
         config.palette = parse_palette(map, &mut problems);
         (config, problems)
+    }
+}
+
+fn parse_flows(map: &BTreeMap<String, String>, config: &mut Config, problems: &mut Vec<String>) {
+    if let Some(spec) = map.get("flows") {
+        match parse_rules(spec) {
+            Ok(rules) => config.flows = rules,
+            Err(e) => problems.push(e),
+        }
+    }
+    let flow = &mut config.flow;
+    flow.prefix = map.get("flow_prefix").cloned().unwrap_or_default();
+    flow.suffix = map.get("flow_suffix").cloned().unwrap_or_default();
+    if let Some(raw) = map.get("max_payload_bytes") {
+        match raw.trim().parse::<usize>() {
+            Ok(n) if (256..=1 << 20).contains(&n) => flow.max_payload_bytes = n,
+            _ => problems.push(format!(
+                "max_payload_bytes must be between 256 and 1048576, not `{raw}`"
+            )),
+        }
+    }
+    if let Some(raw) = map.get("max_hops") {
+        match raw.trim().parse::<u32>() {
+            Ok(n) if (1..=100).contains(&n) => flow.max_hops = n,
+            _ => problems.push(format!("max_hops must be between 1 and 100, not `{raw}`")),
+        }
     }
 }
 
@@ -178,6 +217,8 @@ mod tests {
             ("poll_ms", "250"),
             ("watch", "api, docs"),
             ("watcher", "off"),
+            ("flows", "planner -> coder"),
+            ("max_hops", "2"),
             ("color_done", "#00ff7f"),
         ]));
         assert!(problems.is_empty(), "{problems:?}");
@@ -186,6 +227,7 @@ mod tests {
         assert_eq!(c.watch, Watch::Titles(vec!["api".into(), "docs".into()]));
         assert_eq!(c.palette.unwrap().done, Color::Rgb(0, 255, 127));
         assert!(!c.watcher);
+        assert_eq!((c.flows.len(), c.flow.max_hops), (1, 2));
     }
 
     #[test]
@@ -197,10 +239,11 @@ mod tests {
             ("color_done", "#ü0000"),
             ("colour", "red"),
             ("host_command", "  "),
+            ("flows", "planner coder"),
         ]));
         assert_eq!(c.poll_ms, Config::default().poll_ms);
         assert_eq!(c.host_command, "turnstile");
-        assert_eq!(problems.len(), 6, "{problems:?}");
+        assert_eq!(problems.len(), 7, "{problems:?}");
         assert!(problems.iter().any(|p| p.contains("unknown setting `colour`")));
     }
 }

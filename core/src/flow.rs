@@ -1,0 +1,428 @@
+//! Routing: handing a finished agent's answer to another pane.
+//!
+//! Pure decisions; the plugin performs them. A [`Router`] holds the flows
+//! (`planner -> coder`), fires only on a *confirmed* done, exactly once per
+//! turn, queues a payload while the target works, and stops two agents that
+//! route to each other after `max_hops`. [`build_payload`] makes the text safe
+//! to paste: no escapes or control characters, never a leading `/` (a slash
+//! command in the target), and a size cap with an explicit marker.
+
+use crate::ansi;
+use std::collections::BTreeMap;
+
+/// One flow: the answer of the pane titled `from` goes to the pane titled `to`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowRule {
+    /// Source pane title.
+    pub from: String,
+    /// Target pane title.
+    pub to: String,
+}
+
+/// Parses `planner -> coder, reviewer -> author`.
+pub fn parse_rules(spec: &str) -> Result<Vec<FlowRule>, String> {
+    spec.split([',', ';'])
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .map(|part| match part.split_once("->") {
+            Some((from, to)) if !from.trim().is_empty() && !to.trim().is_empty() => Ok(FlowRule {
+                from: from.trim().to_owned(),
+                to: to.trim().to_owned(),
+            }),
+            _ => Err(format!("flow `{part}` must look like `from -> to`")),
+        })
+        .collect()
+}
+
+/// How payloads are built and how far they travel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowSettings {
+    /// Text put before the answer.
+    pub prefix: String,
+    /// Text put after the answer.
+    pub suffix: String,
+    /// Largest payload, in bytes.
+    pub max_payload_bytes: usize,
+    /// How many routed turns may follow each other before routing stops.
+    pub max_hops: u32,
+}
+
+impl Default for FlowSettings {
+    fn default() -> Self {
+        FlowSettings {
+            prefix: String::new(),
+            suffix: String::new(),
+            max_payload_bytes: 16 * 1024,
+            max_hops: 4,
+        }
+    }
+}
+
+/// Strips escapes and control characters (but newlines and tabs) and any
+/// leading `/`, so the text cannot run a slash command in the target.
+pub fn sanitize(text: &str) -> String {
+    let plain: String = ansi::strip(text)
+        .chars()
+        .filter(|c| *c == '\n' || *c == '\t' || !c.is_control())
+        .collect();
+    let trimmed = plain.trim_start();
+    let without_slash = trimmed.trim_start_matches(['/', '\\']);
+    without_slash.trim_end().to_owned()
+}
+
+/// `prefix + answer + suffix`, sanitized, cut at `max_bytes` (on a character
+/// boundary) with a marker saying how much was cut.
+pub fn build_payload(answer: &str, settings: &FlowSettings) -> String {
+    let text = sanitize(&format!("{}{}{}", settings.prefix, answer, settings.suffix));
+    if text.len() <= settings.max_payload_bytes {
+        return text;
+    }
+    let marker_room = 64.min(settings.max_payload_bytes);
+    let mut cut = settings.max_payload_bytes - marker_room;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{}\n[… truncated by turnstile: {} bytes cut]",
+        &text[..cut],
+        text.len() - cut
+    )
+}
+
+/// What the plugin knows about a target pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    /// Terminal pane id.
+    pub pane: u32,
+    /// The agent there works or waits: deliver later.
+    pub busy: bool,
+}
+
+/// What the plugin should do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Paste `payload` into `pane` and press Enter.
+    Deliver {
+        /// Target pane.
+        pane: u32,
+        /// Sanitized text.
+        payload: String,
+    },
+    /// Tell the user (routing feedback in the bar).
+    Message(String),
+}
+
+/// Flow state of a session.
+#[derive(Debug, Clone, Default)]
+pub struct Router {
+    rules: Vec<FlowRule>,
+    settings: FlowSettings,
+    paused: bool,
+    /// Payloads waiting for a busy target, oldest first, with their hop count.
+    queue: BTreeMap<u32, Vec<(String, u32)>>,
+    /// Hop count of the delivery that will start the target's next turn.
+    pending_hops: BTreeMap<u32, u32>,
+    /// Hop count of each pane's current turn (0: started by a person).
+    turn_hops: BTreeMap<u32, u32>,
+    /// The answer each pane last routed in its current turn: a hook and the
+    /// transcript confirming the same turn route it once.
+    routed: BTreeMap<u32, String>,
+    /// The last delivery, for `resend`.
+    last: Option<(u32, String)>,
+}
+
+impl Router {
+    /// A router with these flows and settings.
+    pub fn new(rules: Vec<FlowRule>, settings: FlowSettings) -> Router {
+        Router {
+            rules,
+            settings,
+            ..Router::default()
+        }
+    }
+
+    /// Replaces the flows (the `flow` pipe).
+    pub fn set_rules(&mut self, rules: Vec<FlowRule>) {
+        self.rules = rules;
+    }
+
+    /// The flows.
+    pub fn rules(&self) -> &[FlowRule] {
+        &self.rules
+    }
+
+    /// Pauses or resumes automatic flows.
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// True while flows are paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Payloads waiting, per target pane.
+    pub fn queued(&self) -> impl Iterator<Item = (u32, usize)> + '_ {
+        self.queue
+            .iter()
+            .filter(|(_, q)| !q.is_empty())
+            .map(|(p, q)| (*p, q.len()))
+    }
+
+    /// A turn started in `pane`: by our delivery (its hop count) or by a person (0).
+    pub fn on_turn_started(&mut self, pane: u32) {
+        let hops = self.pending_hops.remove(&pane).unwrap_or(0);
+        self.turn_hops.insert(pane, hops);
+        self.routed.remove(&pane);
+    }
+
+    /// A confirmed done in `pane` (titled `title`) with its final answer.
+    /// `lookup` finds a target pane by title. Each turn is routed once.
+    pub fn on_confirmed_done(
+        &mut self,
+        pane: u32,
+        title: &str,
+        answer: Option<&str>,
+        lookup: impl Fn(&str) -> Option<Target>,
+    ) -> Vec<Action> {
+        let rules: Vec<FlowRule> = self.rules.iter().filter(|r| r.from == title).cloned().collect();
+        let turn = answer.unwrap_or_default().to_owned();
+        if rules.is_empty() || self.routed.get(&pane) == Some(&turn) {
+            return Vec::new();
+        }
+        self.routed.insert(pane, turn);
+        if self.paused {
+            return vec![Action::Message(format!("flows paused: {title}'s answer not sent"))];
+        }
+        let Some(answer) = answer else {
+            return vec![Action::Message(format!("{title} finished without an answer to send"))];
+        };
+        let hops = self.turn_hops.get(&pane).copied().unwrap_or(0) + 1;
+        if hops > self.settings.max_hops {
+            let limit = self.settings.max_hops;
+            return vec![Action::Message(format!(
+                "flow stopped at {title}: hop limit {limit} reached"
+            ))];
+        }
+        let payload = build_payload(answer, &self.settings);
+        rules
+            .iter()
+            .map(|rule| match lookup(&rule.to) {
+                None => Action::Message(format!("flow {} → {}: no pane named {}", rule.from, rule.to, rule.to)),
+                Some(target) => self.send(target, payload.clone(), hops, &rule.to),
+            })
+            .collect()
+    }
+
+    fn send(&mut self, target: Target, payload: String, hops: u32, name: &str) -> Action {
+        if target.busy {
+            self.queue.entry(target.pane).or_default().push((payload, hops));
+            return Action::Message(format!("queued for {name} (busy)"));
+        }
+        self.pending_hops.insert(target.pane, hops);
+        self.last = Some((target.pane, payload.clone()));
+        Action::Deliver {
+            pane: target.pane,
+            payload,
+        }
+    }
+
+    /// `pane` stopped working: deliver the oldest payload waiting for it.
+    pub fn on_idle(&mut self, pane: u32) -> Option<Action> {
+        let queue = self.queue.get_mut(&pane)?;
+        if queue.is_empty() {
+            return None;
+        }
+        let (payload, hops) = queue.remove(0);
+        self.pending_hops.insert(pane, hops);
+        self.last = Some((pane, payload.clone()));
+        Some(Action::Deliver { pane, payload })
+    }
+
+    /// A person asked to send `answer` to `target` (keybinding): one hop.
+    pub fn manual(&mut self, answer: &str, target: Target, name: &str) -> Action {
+        let payload = build_payload(answer, &self.settings);
+        self.send(target, payload, 1, name)
+    }
+
+    /// The last delivery again.
+    pub fn resend(&mut self) -> Option<Action> {
+        let (pane, payload) = self.last.clone()?;
+        Some(Action::Deliver { pane, payload })
+    }
+
+    /// Forgets a closed pane.
+    pub fn forget(&mut self, pane: u32) {
+        self.queue.remove(&pane);
+        self.pending_hops.remove(&pane);
+        self.turn_hops.remove(&pane);
+        self.routed.remove(&pane);
+    }
+}
+
+/// The bytes that paste `payload` into a terminal: one bracketed paste.
+/// Enter must follow as a separate write, a little later.
+pub fn paste_bytes(payload: &str) -> String {
+    format!("\u{1b}[200~{payload}\u{1b}[201~")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn router(spec: &str) -> Router {
+        Router::new(parse_rules(spec).unwrap(), FlowSettings::default())
+    }
+
+    fn idle(pane: u32) -> impl Fn(&str) -> Option<Target> {
+        move |_| Some(Target { pane, busy: false })
+    }
+
+    #[test]
+    fn rules_parse_and_bad_ones_are_named() {
+        let rules = parse_rules("planner -> coder; reviewer->author").unwrap();
+        assert_eq!(
+            rules[1],
+            FlowRule {
+                from: "reviewer".into(),
+                to: "author".into()
+            }
+        );
+        assert!(parse_rules("planner coder").unwrap_err().contains("planner coder"));
+        assert!(parse_rules("").unwrap().is_empty());
+    }
+
+    #[test]
+    fn sanitize_strips_escapes_controls_and_a_leading_slash() {
+        assert_eq!(sanitize("\u{1b}[31m/compact\u{1b}[0m now\u{7}"), "compact now");
+        assert_eq!(sanitize("  //clear\n\tthen go"), "clear\n\tthen go");
+        assert_eq!(sanitize("a/b stays"), "a/b stays");
+    }
+
+    #[test]
+    fn payload_is_capped_with_a_marker_on_a_char_boundary() {
+        let settings = FlowSettings {
+            max_payload_bytes: 100,
+            ..FlowSettings::default()
+        };
+        let p = build_payload(&"é".repeat(200), &settings);
+        assert!(p.len() <= 100 + 60, "{}", p.len());
+        assert!(p.contains("truncated by turnstile"));
+        let small = build_payload(
+            "short",
+            &FlowSettings {
+                prefix: "> ".into(),
+                ..FlowSettings::default()
+            },
+        );
+        assert_eq!(small, "> short");
+    }
+
+    #[test]
+    fn routes_once_per_turn_to_the_named_pane() {
+        let mut r = router("planner -> coder");
+        let a = r.on_confirmed_done(1, "planner", Some("the plan"), idle(2));
+        assert_eq!(
+            a,
+            vec![Action::Deliver {
+                pane: 2,
+                payload: "the plan".into()
+            }]
+        );
+        assert!(
+            r.on_confirmed_done(1, "planner", Some("the plan"), idle(2)).is_empty(),
+            "same turn, second source"
+        );
+        r.on_turn_started(1);
+        assert_eq!(
+            r.on_confirmed_done(1, "planner", Some("the plan"), idle(2)).len(),
+            1,
+            "next turn, same words"
+        );
+        assert!(
+            r.on_confirmed_done(3, "other", Some("x"), idle(2)).is_empty(),
+            "no flow from it"
+        );
+    }
+
+    #[test]
+    fn missing_target_is_a_message() {
+        let mut r = router("planner -> coder");
+        let a = r.on_confirmed_done(1, "planner", Some("x"), |_| None);
+        assert_eq!(
+            a,
+            vec![Action::Message("flow planner → coder: no pane named coder".into())]
+        );
+    }
+
+    #[test]
+    fn busy_target_gets_it_when_it_is_done() {
+        let mut r = router("planner -> coder");
+        let a = r.on_confirmed_done(1, "planner", Some("plan"), |_| Some(Target { pane: 2, busy: true }));
+        assert!(matches!(&a[0], Action::Message(m) if m.contains("queued")));
+        assert_eq!(r.queued().collect::<Vec<_>>(), vec![(2, 1)]);
+        assert_eq!(
+            r.on_idle(2),
+            Some(Action::Deliver {
+                pane: 2,
+                payload: "plan".into()
+            })
+        );
+        assert_eq!(r.on_idle(2), None);
+    }
+
+    #[test]
+    fn ping_pong_stops_at_the_hop_limit() {
+        let mut r = Router::new(
+            parse_rules("a -> b, b -> a").unwrap(),
+            FlowSettings {
+                max_hops: 2,
+                ..FlowSettings::default()
+            },
+        );
+        let panes = |name: &str| {
+            Some(Target {
+                pane: if name == "a" { 1 } else { 2 },
+                busy: false,
+            })
+        };
+        r.on_turn_started(1); // a person starts a
+        assert!(matches!(
+            r.on_confirmed_done(1, "a", Some("x"), panes)[0],
+            Action::Deliver { pane: 2, .. }
+        ));
+        r.on_turn_started(2);
+        assert!(matches!(
+            r.on_confirmed_done(2, "b", Some("y"), panes)[0],
+            Action::Deliver { pane: 1, .. }
+        ));
+        r.on_turn_started(1);
+        let a = r.on_confirmed_done(1, "a", Some("z"), panes);
+        assert!(matches!(&a[0], Action::Message(m) if m.contains("hop limit")), "{a:?}");
+    }
+
+    #[test]
+    fn pause_and_resend() {
+        let mut r = router("planner -> coder");
+        r.set_paused(true);
+        assert!(matches!(
+            &r.on_confirmed_done(1, "planner", Some("x"), idle(2))[0],
+            Action::Message(_)
+        ));
+        r.set_paused(false);
+        assert!(r.resend().is_none());
+        r.manual("by hand", Target { pane: 4, busy: false }, "coder");
+        assert_eq!(
+            r.resend(),
+            Some(Action::Deliver {
+                pane: 4,
+                payload: "by hand".into()
+            })
+        );
+    }
+
+    #[test]
+    fn paste_is_one_bracketed_write() {
+        assert_eq!(paste_bytes("hi"), "\u{1b}[200~hi\u{1b}[201~");
+    }
+}
