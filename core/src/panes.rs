@@ -252,6 +252,11 @@ impl PaneTable {
         agents
     }
 
+    /// Every terminal pane.
+    pub fn all(&self) -> impl Iterator<Item = &Pane> {
+        self.panes.values()
+    }
+
     /// Ids of every terminal pane (what the host is asked about).
     pub fn ids(&self) -> Vec<u32> {
         self.panes.keys().copied().collect()

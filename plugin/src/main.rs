@@ -15,6 +15,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod leader;
+mod routing;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -27,6 +28,8 @@ use zellij_tile::prelude::*;
 
 /// Pipe name the leader uses to hand rows to the other copies.
 const PIPE_SYNC: &str = "turnstile-sync";
+/// Pipe name of routing commands (keybindings: next, prev, resend, …).
+const PIPE_ROUTE: &str = "route";
 /// Context key of host command runs.
 const CTX_KIND: &str = "turnstile";
 /// How often the plugin wakes up (ms); the intervals in the config are multiples.
@@ -61,6 +64,7 @@ struct Plugin {
     storm: Storm,
     /// `turnstile watch` runs for this session: it pushes, we stop polling.
     watcher_running: bool,
+    routing: routing::Routing,
 }
 
 /// zellij timers serving every deadline: one outstanding normally, two when
@@ -104,6 +108,7 @@ impl ZellijPlugin for Plugin {
     fn load(&mut self, configuration: BTreeMap<String, String>) {
         let (config, problems) = Config::parse(&configuration);
         self.table = PaneTable::with_watch(config.watch.clone());
+        self.routing = routing::Routing::new(&config);
         self.config = config;
         self.problems = problems;
         request_permission(&[
@@ -150,6 +155,7 @@ impl ZellijPlugin for Plugin {
                 false
             }
             PIPE_VERDICT if self.role.is_leader() => self.on_pushed_verdict(payload),
+            PIPE_ROUTE if self.role.is_leader() => self.on_route_command(&message.source, payload),
             _ => false,
         }
     }
@@ -218,6 +224,10 @@ impl Plugin {
             unsubscribe(&[EventType::PaneRenderReport]);
         }
         let metas = leader::terminal_panes(manifest, &self.viewed_tabs);
+        let alive: BTreeSet<u32> = metas.iter().map(|m| m.id).collect();
+        for closed in self.table.ids().into_iter().filter(|id| !alive.contains(id)) {
+            self.routing.forget(closed);
+        }
         let changed = self.table.sync(metas) || became_leader;
         if changed && self.role.is_leader() {
             self.broadcast();
@@ -275,7 +285,8 @@ impl Plugin {
             return false;
         }
         match self.table.observe_screen(id, &verdict, now) {
-            Some(_) => {
+            Some(edge) => {
+                self.after_edges(vec![(id, edge)], now);
                 // A screen edge: ask the authoritative sources at once.
                 self.host.wanted = true;
                 self.run_host(now);
@@ -300,6 +311,7 @@ impl Plugin {
 
     fn on_timer(&mut self, now: Millis) -> bool {
         self.timers.outstanding = self.timers.outstanding.saturating_sub(1);
+        self.routing.press_due_enters(now);
         let mut changed = false;
         if self.storm.paused_until.is_some_and(|until| now >= until) {
             changed |= self.end_storm_pause(now);
@@ -365,7 +377,9 @@ impl Plugin {
             // Followers redraw durations once a second.
             return now / 1000 != now.saturating_sub(TICK_MS) / 1000;
         }
-        let mut changed = !self.table.tick(now).is_empty();
+        let edges = self.table.tick(now);
+        let mut changed = !edges.is_empty();
+        self.after_edges(edges, now);
         changed |= self.poll_hidden_panes(now);
         let interval = if self.table.any_active() {
             self.config.poll_ms
@@ -492,11 +506,14 @@ impl Plugin {
             }
         };
         let had_error = self.host.error.take().is_some();
-        let mut changed = had_error;
+        let mut edges = Vec::new();
         for pane in report.panes {
-            changed |= self.table.observe_report(pane).is_some();
+            let id = pane.pane;
+            edges.extend(self.table.observe_report(pane).map(|e| (id, e)));
         }
-        changed |= !self.table.tick(now).is_empty();
+        edges.extend(self.table.tick(now));
+        let changed = had_error || !edges.is_empty();
+        self.after_edges(edges, now);
         self.run_host(now);
         if changed {
             self.broadcast();
@@ -508,7 +525,10 @@ impl Plugin {
     fn on_pushed_verdict(&mut self, payload: &str) -> bool {
         match serde_json::from_str::<PaneReport>(payload) {
             Ok(report) => {
-                let changed = self.table.observe_report(report).is_some();
+                let id = report.pane;
+                let edge = self.table.observe_report(report);
+                let changed = edge.is_some();
+                self.after_edges(edge.map(|e| (id, e)).into_iter().collect(), now_ms());
                 if changed {
                     self.broadcast();
                 }
@@ -578,6 +598,32 @@ impl Plugin {
             .collect()
     }
 
+    /// Routes on edges; delivery feedback goes to the bar.
+    fn after_edges(&mut self, edges: Vec<(u32, turnstile_core::arbiter::Edge)>, now: Millis) {
+        for (pane, edge) in edges {
+            let feedback = self.routing.on_edge(&self.table, pane, &edge, now);
+            if let Some(last) = feedback.into_iter().last() {
+                self.message = Some((last, now));
+            }
+        }
+        if let Some(due) = self.routing.next_enter() {
+            self.wake_at(due, now);
+        }
+    }
+
+    fn on_route_command(&mut self, source: &PipeSource, payload: &str) -> bool {
+        let now = now_ms();
+        let feedback = self.routing.command(&self.table, payload, now);
+        if let PipeSource::Cli(pipe_id) = source {
+            cli_pipe_output(pipe_id, &format!("{feedback}\n"));
+        }
+        if let Some(due) = self.routing.next_enter() {
+            self.wake_at(due, now);
+        }
+        self.message = Some((feedback, now));
+        true
+    }
+
     fn message_text(&self, now: Millis) -> Option<String> {
         if let Some(problem) = self.problems.first() {
             return Some(format!("turnstile config: {problem}"));
@@ -589,6 +635,7 @@ impl Plugin {
             .as_ref()
             .filter(|(_, at)| now.saturating_sub(*at) < 5_000)
             .map(|(m, _)| m.clone())
+            .or_else(|| self.routing.queue_note(&self.table))
     }
 
     fn on_click(&mut self, col: usize) -> bool {
