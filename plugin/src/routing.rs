@@ -5,7 +5,7 @@
 
 use turnstile_core::arbiter::Edge;
 use turnstile_core::config::Config;
-use turnstile_core::flow::{paste_bytes, parse_rules, Action, Router, Target};
+use turnstile_core::flow::{parse_rules, paste_bytes, Action, Router, Target};
 use turnstile_core::panes::{Pane, PaneTable};
 use turnstile_core::{Millis, State};
 use zellij_tile::prelude::{write_chars_to_pane_id, PaneId};
@@ -48,15 +48,19 @@ impl Routing {
             if let Some(source) = table.get(pane) {
                 let answer = source.answer.clone();
                 let title = source.meta.title.clone();
-                actions.extend(self.router.on_confirmed_done(pane, &title, answer.as_deref(), |name| {
-                    find_by_title(table, name)
-                }));
+                actions.extend(
+                    self.router
+                        .on_confirmed_done(pane, &title, answer.as_deref(), |name| find_by_title(table, name)),
+                );
             }
         }
         if edge.to.is_turn_end() || edge.to == State::Idle {
             actions.extend(self.router.on_idle(pane));
         }
-        actions.into_iter().filter_map(|a| self.perform(table, a, now)).collect()
+        actions
+            .into_iter()
+            .filter_map(|a| self.perform(table, a, now))
+            .collect()
     }
 
     fn perform(&mut self, table: &PaneTable, action: Action, now: Millis) -> Option<String> {
@@ -65,7 +69,9 @@ impl Routing {
             Action::Deliver { pane, payload } => {
                 write_chars_to_pane_id(&paste_bytes(&payload), PaneId::Terminal(pane));
                 self.enters.push((now + ENTER_DELAY_MS, pane));
-                let name = table.get(pane).map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
+                let name = table
+                    .get(pane)
+                    .map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
                 Some(format!("sent {} chars → {name}", payload.chars().count()))
             }
         }
@@ -91,7 +97,9 @@ impl Routing {
             .router
             .queued()
             .map(|(pane, n)| {
-                let name = table.get(pane).map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
+                let name = table
+                    .get(pane)
+                    .map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
                 format!("{n} queued → {name}")
             })
             .collect();
@@ -131,7 +139,9 @@ impl Routing {
                 Some(target) => self.send_focused_to(table, target, title, now),
                 None => format!("no pane named {title}"),
             },
-            (other, _) => format!("unknown route command `{other}` (next, prev, to <pane>, resend, pause, resume, flows <spec>)"),
+            (other, _) => {
+                format!("unknown route command `{other}` (next, prev, to <pane>, resend, pause, resume, flows <spec>)")
+            }
         }
     }
 

@@ -47,8 +47,9 @@ def wait_for(what, probe, timeout=20.0, interval=0.1):
 class Zellij:
     """One sandboxed zellij session running `layout_body` in a tmux window."""
 
-    def __init__(self, panes, plugin_config=None, cols=160, rows=45, tabs=None, with_plugin=True):
+    def __init__(self, panes, plugin_config=None, cols=160, rows=45, tabs=None, with_plugin=True, extra_config=""):
         self.with_plugin = with_plugin
+        self.extra_config = extra_config
         self.dir = tempfile.mkdtemp(prefix="turnstile-e2e-")
         self.home = os.path.join(self.dir, "home")
         self.work = os.path.join(self.dir, "work")
@@ -79,7 +80,7 @@ class Zellij:
     def _write_config(self):
         with open(os.path.join(self.dir, "config", "config.kdl"), "w") as f:
             f.write('show_startup_tips false\nshow_release_notes false\nsession_serialization false\n'
-                    'pane_frames false\nmouse_mode true\n')
+                    'pane_frames false\nmouse_mode true\n' + self.extra_config)
         perms = " ".join(PERMISSIONS)
         with open(os.path.join(self.dir, "cache", "zellij", "permissions.kdl"), "w") as f:
             f.write(f'{kdl(wasm_path())} {{\n' + "".join(f"    {p}\n" for p in PERMISSIONS) + "}\n")
@@ -117,6 +118,10 @@ class Zellij:
         """The bar row: the first line of the tmux screen (the bar pane is on top)."""
         lines = self.screen().splitlines()
         return lines[0] if lines else ""
+
+    def keys(self, *keys):
+        """Types keys into the client, as a person would (tmux key names: M-r is Alt r)."""
+        subprocess.run(["tmux", "send-keys", "-t", self.tmux, *keys], check=True)
 
     def action(self, *args, check=True):
         return subprocess.run([self.zellij, "--session", self.session, "action", *args], capture_output=True,

@@ -9,8 +9,9 @@ from harness import Zellij, replay, wait_for, turnstile_bin
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def demo(name, script, pace=0.4, turns=None):
+def demo(name, script, pace=0.4, turns=None, listen=False):
     argv = [turnstile_bin(), "demo-agent", "--name", name, "--script", script, "--pace", str(pace)]
+    argv += ["--listen"] if listen else []
     return argv + (["--turns", str(turns)] if turns is not None else [])
 
 
@@ -164,6 +165,67 @@ class Watcher(unittest.TestCase):
             seg = wait_for("done pushed by the watcher", lambda: (s := segment(z.bar(), "quiet")) and "done" in s and s,
                            timeout=10)
             self.assertIn("✓ ", seg)
+
+
+def user_prompts(z):
+    """Every user prompt written to any transcript of the sandbox: (file, text)."""
+    out = []
+    for path in glob.glob(os.path.join(z.dir, "tmp", "turnstile-demo", ".claude", "projects", "*", "*.jsonl")):
+        with open(path, errors="replace") as f:
+            lines = f.readlines()
+        for line in lines:
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            content = (d.get("message") or {}).get("content")
+            if d.get("type") == "user" and isinstance(content, str):
+                out.append((os.path.basename(path), content))
+    return out
+
+
+class Flows(unittest.TestCase):
+    """Routing a confirmed answer to another agent pane."""
+
+    def test_planner_answer_arrives_once_as_the_coders_next_prompt(self):
+        panes = [("planner", demo("planner", "done", turns=1)), ("coder", demo("coder", "", turns=0, listen=True))]
+        with Zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
+            answer = "Answer 1 from planner: all 4 checks pass."
+            wait_for("the coder got the planner's answer", lambda: any(t == answer for _, t in user_prompts(z)), timeout=30)
+            wait_for("the coder answered", lambda: "done" in (segment(z.bar(), "coder") or ""), timeout=20)
+            time.sleep(1.5)
+            self.assertEqual([t for _, t in user_prompts(z)].count(answer), 1, "sent exactly once")
+
+    def test_agents_routed_to_each_other_stop_at_the_hop_limit(self):
+        panes = [("ping", demo("ping", "done", turns=1, listen=True)), ("pong", demo("pong", "", turns=0, listen=True))]
+        with Zellij(panes, plugin_config={"flows": "ping -> pong, pong -> ping", "max_hops": "2"}) as z:
+            wait_for("hop limit message", lambda: "hop limit" in z.bar(), timeout=40)
+            routed = [t for _, t in user_prompts(z) if t.startswith("Answer")]
+            self.assertEqual(len(routed), 2, routed)
+            time.sleep(2)
+            self.assertEqual(len([t for _, t in user_prompts(z) if t.startswith("Answer")]), 2, "no further hops")
+
+
+ROUTE_KEY = """keybinds {
+    shared {
+        bind "Alt r" { MessagePlugin { name "route"; payload "next"; }; }
+    }
+}
+"""
+
+
+class Keybindings(unittest.TestCase):
+    def test_alt_r_sends_the_focused_panes_answer_to_the_next_agent(self):
+        panes = [("src", demo("src", "done", turns=1)), ("dst", demo("dst", "", turns=0, listen=True))]
+        with Zellij(panes, extra_config=ROUTE_KEY) as z:
+            wait_for("src done", lambda: "done" in (segment(z.bar(), "src") or ""), timeout=25)
+            src = next(p["id"] for p in z.list_panes() if p.get("title") == "src" and not p.get("is_plugin"))
+            z.action("focus-pane-id", f"terminal_{src}")
+            time.sleep(0.5)  # the focus change reaches the plugin with the next pane update
+            z.keys("M-r")
+            answer = "Answer 1 from src: all 4 checks pass."
+            wait_for("dst got src's answer", lambda: any(t == answer for _, t in user_prompts(z)), timeout=15)
+            wait_for("feedback in the bar", lambda: "dst" in z.bar(), timeout=5)
 
 
 class ScreenOnly(unittest.TestCase):

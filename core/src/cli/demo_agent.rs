@@ -10,8 +10,9 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant, SystemTime};
 
 /// What one turn ends with.
@@ -53,6 +54,8 @@ pub struct DemoOptions {
     pub pace: f64,
     /// Stop after this many turns (then stay at the prompt).
     pub turns: Option<u32>,
+    /// Take prompts typed or pasted into the terminal (routed answers).
+    pub listen: bool,
 }
 
 /// Parses `done,fail,…`; a clear error for an unknown word.
@@ -68,24 +71,77 @@ pub fn parse_script(script: &str) -> Result<Vec<Outcome>> {
 pub fn run(options: DemoOptions) -> Result<()> {
     let script = parse_script(&options.script)?;
     let mut agent = Agent::new(&options)?;
+    let prompts = options.listen.then(listen_to_stdin);
     let mut turn = 0u32;
     loop {
-        if options.turns.is_some_and(|n| turn >= n) {
-            agent.pause(3600.0);
-            continue;
-        }
-        let outcome = match script.get(turn as usize) {
-            Some(o) => *o,
-            None if !script.is_empty() => {
-                agent.pause(3600.0);
-                continue;
-            }
-            None => agent.random_outcome(),
+        let scripted_done =
+            options.turns.is_some_and(|n| turn >= n) || (!script.is_empty() && turn as usize >= script.len());
+        let outcome = if scripted_done {
+            None
+        } else {
+            Some(
+                script
+                    .get(turn as usize)
+                    .copied()
+                    .unwrap_or_else(|| agent.random_outcome()),
+            )
         };
-        turn += 1;
-        agent.turn(turn, outcome)?;
-        agent.pause(4.0 + agent.rand(4) as f64);
+        if let Some(outcome) = outcome {
+            turn += 1;
+            agent.turn(turn, outcome, None)?;
+        }
+        let rest = if outcome.is_some() {
+            4.0 + agent.rand(4) as f64
+        } else {
+            3600.0
+        };
+        if let Some(prompt) = agent.idle(prompts.as_ref(), rest) {
+            turn += 1;
+            agent.turn(turn, Outcome::Done, Some(prompt))?;
+        }
     }
+}
+
+/// Reads the terminal: a bracketed paste (or a typed line) ended by Enter
+/// is one prompt. Markers written by turnstile's router arrive as
+/// `ESC[200~ … ESC[201~`, then `\r` in a separate write.
+fn listen_to_stdin() -> Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = [0u8; 4096];
+        let mut pending = Vec::new();
+        while let Ok(n) = stdin.read(&mut buf) {
+            if n == 0 {
+                return;
+            }
+            pending.extend_from_slice(&buf[..n]);
+            while let Some(prompt) = take_prompt(&mut pending) {
+                if !prompt.is_empty() && tx.send(prompt).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// Takes one complete prompt off the front of `pending`, if there is one.
+fn take_prompt(pending: &mut Vec<u8>) -> Option<String> {
+    const START: &[u8] = b"\x1b[200~";
+    const END: &[u8] = b"\x1b[201~";
+    let text = String::from_utf8_lossy(pending).into_owned();
+    let (body, consumed) = if let Some(start) = text.find("\x1b[200~") {
+        let end = text[start..].find("\x1b[201~")? + start;
+        let after = &text[end + END.len()..];
+        let enter = after.find(['\r', '\n'])?;
+        (text[start + START.len()..end].to_owned(), end + END.len() + enter + 1)
+    } else {
+        let enter = text.find(['\r', '\n'])?;
+        (text[..enter].to_owned(), enter + 1)
+    };
+    pending.drain(..consumed.min(pending.len()));
+    Some(body.replace("\r\n", "\n").replace('\r', "\n").trim().to_owned())
 }
 
 struct Agent {
@@ -165,10 +221,23 @@ impl Agent {
         format!("{head}{tail}")
     }
 
-    fn turn(&mut self, n: u32, outcome: Outcome) -> Result<()> {
+    /// Waits up to `secs` (scaled); returns a prompt that arrived meanwhile.
+    fn idle(&self, prompts: Option<&Receiver<String>>, secs: f64) -> Option<String> {
+        let wait = Duration::from_secs_f64(secs * self.pace);
+        match prompts {
+            Some(rx) => rx.recv_timeout(wait).ok(),
+            None => {
+                std::thread::sleep(wait);
+                None
+            }
+        }
+    }
+
+    fn turn(&mut self, n: u32, outcome: Outcome, given: Option<String>) -> Result<()> {
         let started = Instant::now();
-        let prompt = format!("task {n} for {}", self.name);
-        self.history.push(format!("❯ {prompt}"));
+        let received = given.as_ref().map(|p| p.chars().count());
+        let prompt = given.unwrap_or_else(|| format!("task {n} for {}", self.name));
+        self.history.push(format!("❯ {}", prompt.lines().next().unwrap_or("")));
         self.status("busy", None);
         self.append(self.user_line(json!(prompt)))?;
         let stem = self.verb_stem();
@@ -197,12 +266,15 @@ impl Agent {
         self.spin(&stem, 1.5, started);
         match outcome {
             Outcome::Fail => self.failed(),
-            _ => self.done(n, &stem, started),
+            _ => self.done(n, &stem, started, received),
         }
     }
 
-    fn done(&mut self, n: u32, stem: &str, started: Instant) -> Result<()> {
-        let answer = format!("Answer {n} from {}: all {} checks pass.", self.name, 3 + n);
+    fn done(&mut self, n: u32, stem: &str, started: Instant, received: Option<usize>) -> Result<()> {
+        let answer = match received {
+            Some(chars) => format!("Answer {n} from {}: read your {chars} characters.", self.name),
+            None => format!("Answer {n} from {}: all {} checks pass.", self.name, 3 + n),
+        };
         let content = json!([{"type": "text", "text": answer}]);
         self.append(self.assistant_line(&format!("msg_demo_{n}b"), content, "end_turn"))?;
         self.append(json!({"type": "system", "subtype": "turn_duration", "durationMs": started.elapsed().as_millis() as u64, "isSidechain": false, "sessionId": self.session_id}))?;
@@ -415,6 +487,16 @@ mod tests {
             .to_string()
             .contains("explode"));
         assert!(parse_script("").unwrap().is_empty());
+    }
+
+    #[test]
+    fn prompts_from_pastes_and_typed_lines() {
+        let mut p = b"\x1b[200~line one\nline two\x1b[201~".to_vec();
+        assert_eq!(take_prompt(&mut p), None, "no Enter yet");
+        p.extend_from_slice(b"\rtyped\n");
+        assert_eq!(take_prompt(&mut p).as_deref(), Some("line one\nline two"));
+        assert_eq!(take_prompt(&mut p).as_deref(), Some("typed"));
+        assert!(p.is_empty());
     }
 
     #[test]

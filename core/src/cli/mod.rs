@@ -132,6 +132,9 @@ enum Command {
         /// Stop after this many turns and stay at the prompt.
         #[arg(long)]
         turns: Option<u32>,
+        /// Take prompts typed or pasted into the terminal (routed answers).
+        #[arg(long)]
+        listen: bool,
     },
     /// What Claude Code runs for its hook events: reads the event on stdin,
     /// records the pane binding, pushes the verdict to the plugin. Always exits 0.
@@ -216,6 +219,7 @@ fn dispatch(command: Command) -> Result<()> {
             seed,
             pace,
             turns,
+            listen,
         } => demo_agent::run(demo_agent::DemoOptions {
             name,
             home: home.unwrap_or_else(|| demo_agent::default_demo_home(None)),
@@ -223,6 +227,7 @@ fn dispatch(command: Command) -> Result<()> {
             seed,
             pace,
             turns,
+            listen,
         }),
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
         Command::Watch { .. } => bail!("watch is handled by run"),
