@@ -167,12 +167,19 @@ class Watcher(unittest.TestCase):
             self.assertIn("✓ ", seg)
 
 
-def user_prompts(z):
-    """Every user prompt written to any transcript of the sandbox: (file, text)."""
+def transcripts(z):
+    """The lines of every transcript the sandbox's simulated agents wrote."""
     out = []
     for path in glob.glob(os.path.join(z.dir, "tmp", "turnstile-demo", ".claude", "projects", "*", "*.jsonl")):
         with open(path, errors="replace") as f:
-            lines = f.readlines()
+            out.append([l for l in f.read().splitlines() if l.strip()])
+    return out
+
+
+def user_prompts(z):
+    """Every user prompt written to any transcript of the sandbox: (file, text)."""
+    out = []
+    for n, lines in enumerate(transcripts(z)):
         for line in lines:
             try:
                 d = json.loads(line)
@@ -180,7 +187,7 @@ def user_prompts(z):
                 continue
             content = (d.get("message") or {}).get("content")
             if d.get("type") == "user" and isinstance(content, str):
-                out.append((os.path.basename(path), content))
+                out.append((n, content))
     return out
 
 
@@ -195,6 +202,20 @@ class Flows(unittest.TestCase):
             wait_for("the coder answered", lambda: "done" in (segment(z.bar(), "coder") or ""), timeout=20)
             time.sleep(1.5)
             self.assertEqual([t for _, t in user_prompts(z)].count(answer), 1, "sent exactly once")
+
+    def test_a_busy_target_gets_the_answer_only_after_it_finishes(self):
+        panes = [("fast", demo("fast", "done", turns=1)), ("slow", demo("slow", "done", turns=1, listen=True, pace=1.5))]
+        with Zellij(panes, plugin_config={"flows": "fast -> slow"}) as z:
+            wait_for("queued while slow works", lambda: "queued" in z.bar(), timeout=25)
+            answer = "Answer 1 from fast: all 4 checks pass."
+            wait_for("slow got it", lambda: any(t == answer for _, t in user_prompts(z)), timeout=30)
+            prompts = [t for _, t in user_prompts(z) if t in ("task 1 for slow", answer)]
+            self.assertEqual(prompts, ["task 1 for slow", answer], "delivered after slow's own turn")
+            lines = next(ls for ls in transcripts(z) if any(answer in l for l in ls))
+            rows = [json.loads(l) for l in lines]
+            answered = [r.get("type") for r in rows].index("system")  # slow's own turn ended (turn_duration) ...
+            texts = [(r.get("message") or {}).get("content") for r in rows]
+            self.assertGreater(texts.index(answer), answered, "... before the routed prompt arrived")
 
     def test_agents_routed_to_each_other_stop_at_the_hop_limit(self):
         panes = [("ping", demo("ping", "done", turns=1, listen=True)), ("pong", demo("pong", "", turns=0, listen=True))]
