@@ -211,8 +211,8 @@ class Flows(unittest.TestCase):
             wait_for("slow got it", lambda: any(t == answer for _, t in user_prompts(z)), timeout=30)
             prompts = [t for _, t in user_prompts(z) if t in ("task 1 for slow", answer)]
             self.assertEqual(prompts, ["task 1 for slow", answer], "delivered after slow's own turn")
-            lines = next(ls for ls in transcripts(z) if any(answer in l for l in ls))
-            rows = [json.loads(l) for l in lines]
+            rows = next(rs for rs in ([json.loads(l) for l in ls] for ls in transcripts(z))
+                        if any((r.get("message") or {}).get("content") == answer for r in rs))
             answered = [r.get("type") for r in rows].index("system")  # slow's own turn ended (turn_duration) ...
             texts = [(r.get("message") or {}).get("content") for r in rows]
             self.assertGreater(texts.index(answer), answered, "... before the routed prompt arrived")
