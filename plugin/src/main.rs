@@ -360,12 +360,7 @@ impl Plugin {
             .filter(|p| matches!(p.state(), State::Working | State::Waiting | State::Unknown))
             .map(|p| p.meta.id)
             .collect();
-        let mut changed = false;
-        for id in busy {
-            if let Ok(contents) = get_pane_scrollback(PaneId::Terminal(id), false) {
-                changed |= self.observe_viewport(id, &contents.viewport, now);
-            }
-        }
+        let changed = self.read_viewports(busy, now);
         if changed {
             self.broadcast();
         }
@@ -410,8 +405,14 @@ impl Plugin {
             .filter(|p| !self.viewed_tabs.contains(&p.meta.tab))
             .map(|p| p.meta.id)
             .collect();
+        self.read_viewports(hidden, now)
+    }
+
+    /// Reads the viewports of panes that send no render reports (hidden
+    /// tabs, a paused subscription) and runs the screen matcher on them.
+    fn read_viewports(&mut self, panes: Vec<u32>, now: Millis) -> bool {
         let mut changed = false;
-        for id in hidden {
+        for id in panes {
             if let Ok(contents) = get_pane_scrollback(PaneId::Terminal(id), false) {
                 changed |= self.observe_viewport(id, &contents.viewport, now);
             }
