@@ -99,6 +99,13 @@ impl PaneArbiter {
         &self.fused
     }
 
+    /// True while the transcript holds an unconfirmed done candidate.
+    pub fn has_candidate(&self) -> bool {
+        self.transcript
+            .as_ref()
+            .is_some_and(|t| t.verdict.candidate == Some(State::Done) && self.fused.state != State::Done)
+    }
+
     /// Records a verdict and re-fuses at the verdict's time.
     pub fn observe(&mut self, verdict: Verdict) -> Option<Edge> {
         let at = verdict.at;

@@ -201,6 +201,13 @@ impl PaneTable {
         pane.apply(edge)
     }
 
+    /// True while the pane's transcript holds a done candidate that a quiet
+    /// screen could confirm (the plugin then makes sure it reads a fresh,
+    /// unscrolled viewport).
+    pub fn has_candidate(&self, id: u32) -> bool {
+        self.panes.get(&id).is_some_and(|p| p.arbiter.has_candidate())
+    }
+
     /// Drops a pane's screen guess (its viewport is scrolled into history).
     pub fn forget_screen(&mut self, id: u32, now: Millis) -> Option<Edge> {
         let pane = self.panes.get_mut(&id)?;

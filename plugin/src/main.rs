@@ -279,8 +279,9 @@ impl Plugin {
         // Only a turn end read from old history does harm (an old banner is a
         // false done), and the scroll check copies the scrollback: confirm
         // just those edges.
-        let ends_turn = verdict.state.is_turn_end();
-        if ends_turn && self.table.is_screen_edge(id, verdict.state) && is_scrolled_back(id) {
+        // A quiet screen may confirm a transcript candidate: as risky.
+        let risky = verdict.state.is_turn_end() || (verdict.is_quiet() && self.table.has_candidate(id));
+        if risky && self.table.is_screen_edge(id, verdict.state) && is_scrolled_back(id) {
             // Old history on screen: keep what the pane showed before.
             return false;
         }
@@ -408,6 +409,20 @@ impl Plugin {
         self.read_viewports(hidden, now)
     }
 
+    /// Old releases end a turn with an answer that looks like a preamble: a
+    /// fresh look at the (unscrolled) screen of such a pane can confirm it.
+    fn confirm_candidates(&mut self, now: Millis) -> bool {
+        let panes: Vec<u32> = self
+            .table
+            .agents()
+            .iter()
+            .map(|p| p.meta.id)
+            .filter(|id| self.table.has_candidate(*id))
+            .filter(|id| !is_scrolled_back(*id))
+            .collect();
+        self.read_viewports(panes, now)
+    }
+
     /// Reads the viewports of panes that send no render reports (hidden
     /// tabs, a paused subscription) and runs the screen matcher on them.
     fn read_viewports(&mut self, panes: Vec<u32>, now: Millis) -> bool {
@@ -513,8 +528,9 @@ impl Plugin {
             edges.extend(self.table.observe_report(pane).map(|e| (id, e)));
         }
         edges.extend(self.table.tick(now));
-        let changed = had_error || !edges.is_empty();
+        let mut changed = had_error || !edges.is_empty();
         self.after_edges(edges, now);
+        changed |= self.confirm_candidates(now);
         self.run_host(now);
         if changed {
             self.broadcast();
@@ -528,8 +544,9 @@ impl Plugin {
             Ok(report) => {
                 let id = report.pane;
                 let edge = self.table.observe_report(report);
-                let changed = edge.is_some();
-                self.after_edges(edge.map(|e| (id, e)).into_iter().collect(), now_ms());
+                let now = now_ms();
+                self.after_edges(edge.clone().map(|e| (id, e)).into_iter().collect(), now);
+                let changed = edge.is_some() | self.confirm_candidates(now);
                 if changed {
                     self.broadcast();
                 }

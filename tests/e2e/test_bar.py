@@ -46,6 +46,17 @@ class ReplayedRecordings(unittest.TestCase):
             self.assertFalse(any("done" in s for s in history[:first_done] if "working" in s))
             self.assertTrue(all("done" not in s for s in history[:first_done]), history)
 
+    def test_old_release_answer_is_confirmed_by_the_quiet_screen(self):
+        # 2.1.39 writes no stop reason and no banner for short turns: the
+        # transcript alone only has a candidate; the quiet screen confirms it.
+        with Zellij([("old", replay("2.1.39-tool", 1.5))]) as z:
+            wait_for("working", lambda: "working" in (segment(z.bar(), "old") or ""), timeout=25)
+            seg = wait_for("confirmed done", lambda: (s := segment(z.bar(), "old")) and "done" in s and s, timeout=25)
+            self.assertIn("✓ ", seg)
+            out = wait_for("state", lambda: z.pipe("state").stdout.strip(), timeout=10)
+            row = next(r for r in json.loads(out.splitlines()[0]) if r["name"] == "old")
+            self.assertIn("confirmed: the screen shows no activity", row["reason"])
+
     def test_state_pipe_answers_json_for_all_agent_panes(self):
         with Zellij([("tool", replay("2.1.332-tool", 2.0))]) as z:
             wait_for("tool done", lambda: "done" in (segment(z.bar(), "tool") or ""), timeout=25)
