@@ -165,7 +165,6 @@ fn install_hooks_merges_keeps_a_backup_and_is_idempotent() {
     for event in [
         "UserPromptSubmit",
         "Stop",
-        "StopFailure",
         "SessionStart",
         "SessionEnd",
         "Notification",
@@ -173,6 +172,10 @@ fn install_hooks_merges_keeps_a_backup_and_is_idempotent() {
     ] {
         assert!(v["hooks"][event].to_string().contains("turnstile hook"), "{event}");
     }
+    assert!(
+        v["hooks"].get("StopFailure").is_none(),
+        "2.1.39 rejects a settings file that names StopFailure"
+    );
     assert_eq!(
         std::fs::read_to_string(settings.with_extension("json.turnstile-backup")).unwrap(),
         mine
@@ -182,6 +185,17 @@ fn install_hooks_merges_keeps_a_backup_and_is_idempotent() {
     assert!(install(home.path(), &["uninstall-hooks"]).status.success());
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
     assert_eq!(v, serde_json::from_str::<serde_json::Value>(mine).unwrap());
+}
+
+#[test]
+fn stop_failure_is_installed_on_request() {
+    let home = tempfile::tempdir().unwrap();
+    assert!(install(home.path(), &["install-hooks", "--stop-failure"])
+        .status
+        .success());
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(home.path().join(".claude/settings.json")).unwrap()).unwrap();
+    assert!(v["hooks"]["StopFailure"].to_string().contains("turnstile hook"));
 }
 
 #[test]

@@ -47,7 +47,8 @@ def wait_for(what, probe, timeout=20.0, interval=0.1):
 class Zellij:
     """One sandboxed zellij session running `layout_body` in a tmux window."""
 
-    def __init__(self, panes, plugin_config=None, cols=160, rows=45, tabs=None, with_plugin=True, extra_config=""):
+    def __init__(self, panes, plugin_config=None, cols=160, rows=45, tabs=None, with_plugin=True, extra_config="",
+                 before_start=None):
         self.with_plugin = with_plugin
         self.extra_config = extra_config
         self.dir = tempfile.mkdtemp(prefix="turnstile-e2e-")
@@ -70,6 +71,8 @@ class Zellij:
                     "SHELL": "/bin/bash"}
         for k in ("TMUX", "TMUX_PANE", "TERM_PROGRAM", "ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"):
             self.env.pop(k, None)
+        if before_start:
+            before_start(self)
         cmd = [self.zellij, "--config-dir", os.path.join(self.dir, "config"), "--new-session-with-layout", self.layout,
                "--session", self.session]
         subprocess.run(["tmux", "new-session", "-d", "-s", self.tmux, "-x", str(cols), "-y", str(rows),

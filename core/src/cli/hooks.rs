@@ -16,17 +16,21 @@ use turnstile_core::hook::HookEvent;
 use turnstile_core::protocol::{AgentBinding, PaneReport, PIPE_VERDICT};
 use turnstile_core::Millis;
 
-/// The hook events turnstile listens to.
+/// The hook events turnstile listens to by default. Every release we know
+/// accepts them; an unknown key makes Claude Code reject the whole settings
+/// file (2.1.39 does so for `StopFailure`).
 pub const EVENTS: &[&str] = &[
     "UserPromptSubmit",
     "Stop",
-    "StopFailure",
     "SubagentStop",
     "SessionStart",
     "SessionEnd",
     "Notification",
     "PermissionRequest",
 ];
+
+/// Events only recent releases know; installed on request.
+pub const RECENT_EVENTS: &[&str] = &["StopFailure"];
 
 /// Largest hook payload read from stdin.
 const MAX_PAYLOAD: u64 = 8 << 20;
@@ -195,6 +199,8 @@ pub struct InstallOptions {
     pub dry_run: bool,
     /// Remove turnstile's hooks instead of adding them.
     pub uninstall: bool,
+    /// Also install the events only recent releases know (`StopFailure`).
+    pub recent_events: bool,
 }
 
 /// Installs (or removes) the hooks; returns a one-line summary.
@@ -214,10 +220,15 @@ pub fn install(options: &InstallOptions) -> Result<String> {
         bail!("{} does not hold a JSON object; not touching it", path.display());
     }
     let command = hook_command()?;
+    let events: Vec<&str> = EVENTS
+        .iter()
+        .chain(if options.recent_events { RECENT_EVENTS } else { &[] })
+        .copied()
+        .collect();
     let changed = if options.uninstall {
         remove_hooks(&mut settings)
     } else {
-        add_hooks(&mut settings, &command)
+        add_hooks(&mut settings, &command, &events)
     };
     let text = serde_json::to_string_pretty(&settings)? + "\n";
     if options.dry_run {
@@ -280,7 +291,7 @@ fn is_ours(hook: &Value) -> bool {
         .is_some_and(|c| c.trim_end().ends_with("turnstile hook") || c.trim_end().ends_with("turnstile' hook"))
 }
 
-fn add_hooks(settings: &mut Value, command: &str) -> bool {
+fn add_hooks(settings: &mut Value, command: &str, events: &[&str]) -> bool {
     let hooks = settings
         .as_object_mut()
         .map(|o| o.entry("hooks").or_insert_with(|| json!({})));
@@ -288,7 +299,7 @@ fn add_hooks(settings: &mut Value, command: &str) -> bool {
         return false;
     };
     let mut changed = false;
-    for event in EVENTS {
+    for event in events {
         let groups = hooks.entry(event.to_string()).or_insert_with(|| json!([]));
         let Some(groups) = groups.as_array_mut() else { continue };
         let present = groups
@@ -349,8 +360,8 @@ mod tests {
     fn adding_twice_changes_once_and_keeps_user_hooks() {
         let mut s =
             json!({"model": "x", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}});
-        assert!(add_hooks(&mut s, "/bin/turnstile hook"));
-        assert!(!add_hooks(&mut s, "/bin/turnstile hook"));
+        assert!(add_hooks(&mut s, "/bin/turnstile hook", EVENTS));
+        assert!(!add_hooks(&mut s, "/bin/turnstile hook", EVENTS));
         let stop = s["hooks"]["Stop"].as_array().unwrap();
         assert_eq!(stop.len(), 2);
         assert_eq!(stop[0]["hooks"][0]["command"], "notify-send done");
@@ -363,7 +374,7 @@ mod tests {
     #[test]
     fn removing_the_last_hook_drops_the_hooks_key() {
         let mut s = json!({});
-        add_hooks(&mut s, "'/my dir/turnstile' hook");
+        add_hooks(&mut s, "'/my dir/turnstile' hook", EVENTS);
         assert!(remove_hooks(&mut s));
         assert_eq!(s, json!({}));
     }

@@ -147,6 +147,10 @@ enum Command {
         /// Print the resulting settings instead of writing them.
         #[arg(long)]
         dry_run: bool,
+        /// Also hook StopFailure (recent releases only: older ones reject the
+        /// whole settings file over an unknown event).
+        #[arg(long)]
+        stop_failure: bool,
     },
     /// Remove turnstile's hooks from Claude Code's settings (a backup is kept).
     UninstallHooks {
@@ -235,8 +239,12 @@ fn dispatch(command: Command) -> Result<()> {
             hooks::run_hook();
             Ok(())
         }
-        Command::InstallHooks { project, dry_run } => install_hooks(project, dry_run, false),
-        Command::UninstallHooks { project, dry_run } => install_hooks(project, dry_run, true),
+        Command::InstallHooks {
+            project,
+            dry_run,
+            stop_failure,
+        } => install_hooks(project, dry_run, false, stop_failure),
+        Command::UninstallHooks { project, dry_run } => install_hooks(project, dry_run, true, false),
         Command::Explain { file, kind } => {
             let kind = match kind {
                 Some(k) => k,
@@ -251,11 +259,12 @@ fn dispatch(command: Command) -> Result<()> {
     }
 }
 
-fn install_hooks(project: bool, dry_run: bool, uninstall: bool) -> Result<()> {
+fn install_hooks(project: bool, dry_run: bool, uninstall: bool, recent_events: bool) -> Result<()> {
     let summary = hooks::install(&hooks::InstallOptions {
         project,
         dry_run,
         uninstall,
+        recent_events,
     })?;
     eprintln!("turnstile: {summary}");
     Ok(())
