@@ -7,7 +7,10 @@ user message of the main conversation:
 
 - `tool:N`        -> "Running it." + a Bash tool call `sleep N`; after the tool
                      result: "Done: slept Ns."
+- `perm:`         -> a Bash call that needs permission in ask mode (`touch
+                     approved.txt`); after the result: "Done: created the file."
 - `fail:400`      -> HTTP 400 (prompt too long)
+- `fail:529`      -> HTTP 529 (overloaded), every time: retries run out
 - anything else   -> "Hello from the fake model." (or `echo:` the prompt back when
                      it starts with `echo:`)
 Requests that are not the main conversation (titles, summaries, quota
@@ -121,6 +124,14 @@ class FakeApi:
                 text, after_tool = last_user_text(body)
                 main = bool(body.get("tools"))
                 tool_prompt = first_prompt_with(body, "tool:")
+                perm_prompt = first_prompt_with(body, "perm:")
+                if main and after_tool and perm_prompt:
+                    return self.stream(body, [("text", "Done: created the file.")], "end_turn")
+                if main and text.startswith("perm:"):
+                    tool = {"command": "touch approved.txt", "description": "Create a file"}
+                    return self.stream(body, [("text", "Creating it."), ("tool_use", tool)], "tool_use")
+                if main and text.startswith("fail:529"):
+                    return self.send_json(529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
                 if main and text.startswith("fail:400"):
                     return self.send_json(400, {"type": "error", "error": {
                         "type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}})

@@ -16,11 +16,12 @@ def claude_cli():
         [os.path.join(ROOT, "scripts", "ensure-claude")], text=True).strip()
 
 
-def claude_pane(name, api):
+def claude_pane(name, api, ask=False):
     env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "TERM_PROGRAM=", "IS_SANDBOX=1", f"ANTHROPIC_BASE_URL={api.url}",
            f"ANTHROPIC_API_KEY={KEY}", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"]
-    return (name, env + ["node", claude_cli(), "--dangerously-skip-permissions"])
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=1"]
+    mode = [] if ask else ["--dangerously-skip-permissions"]
+    return (name, env + ["node", claude_cli()] + mode)
 
 
 def prepare_home(hooks):
@@ -58,8 +59,14 @@ def type_prompt(z, title, text):
 
 
 def ready(z, title):
-    """Claude Code drew its input box."""
-    return wait_for(f"{title} ready", lambda: "bypass permissions" in z.screen(), timeout=40)
+    """Claude Code drew its input box and its footer."""
+    return wait_for(f"{title} ready", lambda: "shift+tab to cycle" in z.screen() or "? for shortcuts" in z.screen(),
+                    timeout=40)
+
+
+def bar_state(z, title, want):
+    seg = segment(z.bar(), title) or ""
+    return want in seg and seg
 
 
 class RealClaude(unittest.TestCase):
@@ -94,6 +101,40 @@ class RealClaude(unittest.TestCase):
             ready(z, "bare")
             type_prompt(z, "bare", "hello")
             seg = wait_for("done", lambda: (s := segment(z.bar(), "bare") or "") and "done" in s and s, timeout=30)
+            self.assertIn("✓ ", seg)
+
+    def test_http_400_is_failed(self):
+        with Zellij([claude_pane("agent", self.api)], before_start=prepare_home(hooks=True)) as z:
+            ready(z, "agent")
+            type_prompt(z, "agent", "fail:400")
+            wait_for("failed", lambda: bar_state(z, "agent", "failed"), timeout=30)
+
+    def test_overloaded_until_retries_run_out_is_failed(self):
+        with Zellij([claude_pane("agent", self.api)], before_start=prepare_home(hooks=True)) as z:
+            ready(z, "agent")
+            type_prompt(z, "agent", "fail:529")
+            wait_for("failed", lambda: bar_state(z, "agent", "failed"), timeout=60)
+
+    def test_escape_during_a_tool_call_is_interrupted_then_the_next_prompt_works(self):
+        with Zellij([claude_pane("agent", self.api)], before_start=prepare_home(hooks=True)) as z:
+            ready(z, "agent")
+            type_prompt(z, "agent", "tool:20")
+            wait_for("tool running", lambda: "sleep 20" in z.screen() and bar_state(z, "agent", "working"), timeout=30)
+            z.action("write", "--pane-id", f"terminal_{pane_id(z, 'agent')}", "27")
+            wait_for("interrupted", lambda: bar_state(z, "agent", "interrupted"), timeout=30)
+            type_prompt(z, "agent", "hello")
+            wait_for("working again", lambda: bar_state(z, "agent", "working") or bar_state(z, "agent", "done"), timeout=20)
+            seg = wait_for("done", lambda: bar_state(z, "agent", "done"), timeout=30)
+            self.assertIn("✓ ", seg)
+
+    def test_permission_prompt_in_ask_mode_is_waiting_then_done_after_approval(self):
+        with Zellij([claude_pane("asker", self.api, ask=True)], before_start=prepare_home(hooks=True)) as z:
+            ready(z, "asker")
+            type_prompt(z, "asker", "perm:")
+            wait_for("waiting", lambda: bar_state(z, "asker", "waiting"), timeout=30)
+            self.assertIn("Do you want to proceed?", z.screen())
+            z.action("write", "--pane-id", f"terminal_{pane_id(z, 'asker')}", "13")  # 1. Yes
+            seg = wait_for("done after approval", lambda: bar_state(z, "asker", "done"), timeout=30)
             self.assertIn("✓ ", seg)
 
     def test_flow_planner_answer_is_the_coders_next_prompt_once(self):
