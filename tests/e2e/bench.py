@@ -100,7 +100,7 @@ def hook_latency(turns):
     lat = []
     with Zellij([("hooked", [turnstile_bin(), "demo-agent", "--name", "hooked", "--turns", "0"])]) as z:
         wait_for("pane shown", lambda: "hooked" in z.bar(), timeout=20)
-        pane = next(p["id"] for p in z.list_panes() if p.get("title") == "hooked" and not p.get("is_plugin"))
+        pane = z.pane_id("hooked")
         env = {**z.env, "ZELLIJ_PANE_ID": str(pane), "ZELLIJ_SESSION_NAME": z.session, "TURNSTILE_ZELLIJ": z.zellij,
                "XDG_STATE_HOME": os.path.join(z.dir, "state")}
 

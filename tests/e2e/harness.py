@@ -144,6 +144,17 @@ class Zellij:
         except ValueError:
             return []
 
+    def pane_id(self, title):
+        """A terminal pane's id by its title (retried: `list-panes` can fail
+        while zellij is busy). Cached: ids are stable, titles may change."""
+        ids = self.__dict__.setdefault("_pane_ids", {})
+        if title not in ids:
+            found = wait_for(f"pane {title}", lambda: next(
+                (str(p["id"]) for p in self.list_panes() if p.get("title") == title and not p.get("is_plugin")), None),
+                timeout=10)
+            ids[title] = int(found)
+        return ids[title]
+
     def close(self):
         subprocess.run([self.zellij, "kill-session", self.session], capture_output=True, env=self.env,
                        stdin=subprocess.DEVNULL, timeout=20)

@@ -81,8 +81,7 @@ class SimulatedAgents(unittest.TestCase):
             bar = z.screen(escapes=True).splitlines()[0]
             back = next(p for p in bar.split("│") if "back" in p)
             self.assertIn("\x1b[1m", back, "unseen segment is bold on the state colour")
-            panes = z.list_panes()
-            back_id = next(p["id"] for p in panes if p.get("title") == "back" and not p.get("is_plugin"))
+            back_id = z.pane_id("back")
             z.action("focus-pane-id", f"terminal_{back_id}")
 
             def plain():
@@ -93,11 +92,10 @@ class SimulatedAgents(unittest.TestCase):
     def test_closed_pane_disappears(self):
         with Zellij([("stay", demo("stay", "done", turns=1)), ("gone", demo("gone", "done", turns=1))]) as z:
             wait_for("both shown", lambda: segment(z.bar(), "gone") and segment(z.bar(), "stay"), timeout=20)
-            panes = z.list_panes()
-            gone = next(p["id"] for p in panes if p.get("title") == "gone" and not p.get("is_plugin"))
+            gone = z.pane_id("gone")
             z.action("close-pane", "--pane-id", f"terminal_{gone}")
             wait_for("gone vanished", lambda: segment(z.bar(), "gone") is None and segment(z.bar(), "stay"), timeout=10)
-            stay = next(p["id"] for p in panes if p.get("title") == "stay" and not p.get("is_plugin"))
+            stay = z.pane_id("stay")
             z.action("focus-pane-id", f"terminal_{stay}")
             z.action("rename-pane", "kept")
             wait_for("renamed pane shows its new name", lambda: segment(z.bar(), "kept"), timeout=15)
@@ -117,7 +115,7 @@ class PluginInterface(unittest.TestCase):
     def test_a_pushed_verdict_reaches_the_bar(self):
         with Zellij([("pushed", demo("pushed", "", turns=0))]) as z:
             wait_for("agent pane shown", lambda: segment(z.bar(), "pushed"), timeout=20)
-            pane = next(p["id"] for p in z.list_panes() if p.get("title") == "pushed" and not p.get("is_plugin"))
+            pane = z.pane_id("pushed")
             report = {"pane": pane, "agent": {"pid": 1}, "verdicts": [
                 {"state": "failed", "source": "hook", "reason": "StopFailure hook", "at": int(time.time() * 1000),
                  "key": "push-1"}]}
@@ -138,7 +136,7 @@ class Hooks(unittest.TestCase):
     def test_prompt_submit_and_stop_hooks_flip_the_bar(self):
         with Zellij([("hooked", demo("hooked", "", turns=0))]) as z:
             wait_for("agent pane shown", lambda: segment(z.bar(), "hooked"), timeout=20)
-            pane = next(p["id"] for p in z.list_panes() if p.get("title") == "hooked" and not p.get("is_plugin"))
+            pane = z.pane_id("hooked")
             base = {"session_id": "s1", "cwd": z.work, "transcript_path": os.path.join(z.dir, "none.jsonl")}
             self.run_hook(z, pane, {**base, "hook_event_name": "UserPromptSubmit", "prompt": "go"})
             wait_for("working from the hook", lambda: "working" in (segment(z.bar(), "hooked") or ""), timeout=10)
@@ -251,7 +249,7 @@ class Keybindings(unittest.TestCase):
         panes = [("src", demo("src", "done", turns=1)), ("dst", demo("dst", "", turns=0, listen=True))]
         with Zellij(panes, extra_config=ROUTE_KEY) as z:
             wait_for("src done", lambda: "done" in (segment(z.bar(), "src") or ""), timeout=25)
-            src = next(p["id"] for p in z.list_panes() if p.get("title") == "src" and not p.get("is_plugin"))
+            src = z.pane_id("src")
             z.action("focus-pane-id", f"terminal_{src}")
             time.sleep(0.5)  # the focus change reaches the plugin with the next pane update
             z.keys("M-r")

@@ -40,15 +40,18 @@ def prepare_home(hooks):
     return prepare
 
 
-def segment(bar, title):
-    for part in bar.split("│"):
-        if title in part:
+def pane_id(z, title):
+    return z.pane_id(title)
+
+
+def segment(z, title):
+    """The bar segment of the pane first named `title` (matched by pane id)."""
+    pane = pane_id(z, title)
+    for part in z.bar().split("│"):
+        words = part.split()
+        if len(words) > 1 and words[1] == str(pane) or len(words) > 2 and words[2] == str(pane):
             return part.strip()
     return None
-
-
-def pane_id(z, title):
-    return next(p["id"] for p in z.list_panes() if p.get("title") == title and not p.get("is_plugin"))
 
 
 def type_prompt(z, title, text):
@@ -60,12 +63,13 @@ def type_prompt(z, title, text):
 
 def ready(z, title):
     """Claude Code drew its input box and its footer."""
-    return wait_for(f"{title} ready", lambda: "shift+tab to cycle" in z.screen() or "? for shortcuts" in z.screen(),
-                    timeout=40)
+    wait_for(f"{title} ready", lambda: "shift+tab to cycle" in z.screen() or "? for shortcuts" in z.screen(),
+             timeout=40)
+    return pane_id(z, title)
 
 
 def bar_state(z, title, want):
-    seg = segment(z.bar(), title) or ""
+    seg = segment(z, title) or ""
     return want in seg and seg
 
 
@@ -83,7 +87,7 @@ class RealClaude(unittest.TestCase):
             seen = []
 
             def state(want):
-                seg = segment(z.bar(), "agent") or ""
+                seg = segment(z, "agent") or ""
                 seen.append(seg)
                 return want in seg and seg
             wait_for("working", lambda: state("working"), timeout=20, interval=0.05)
@@ -100,7 +104,7 @@ class RealClaude(unittest.TestCase):
         with Zellij([claude_pane("bare", self.api)], before_start=prepare_home(hooks=False)) as z:
             ready(z, "bare")
             type_prompt(z, "bare", "hello")
-            seg = wait_for("done", lambda: (s := segment(z.bar(), "bare") or "") and "done" in s and s, timeout=30)
+            seg = wait_for("done", lambda: (s := segment(z, "bare") or "") and "done" in s and s, timeout=30)
             self.assertIn("✓ ", seg)
 
     def test_http_400_is_failed(self):
@@ -141,6 +145,7 @@ class RealClaude(unittest.TestCase):
         panes = [claude_pane("planner", self.api), claude_pane("coder", self.api)]
         with Zellij(panes, plugin_config={"flows": "planner -> coder"}, before_start=prepare_home(hooks=True)) as z:
             ready(z, "planner")
+            pane_id(z, "coder")
             time.sleep(2)  # both agents draw their input box
             type_prompt(z, "planner", "echo:PLAN-42 build the parser first")
 
@@ -155,7 +160,7 @@ class RealClaude(unittest.TestCase):
                         out += [t.strip() for t in texts if "PLAN-42" in t and not t.startswith("echo:")]
                 return out
             wait_for("the coder's prompt reached the API", coder_prompts, timeout=40)
-            wait_for("coder done", lambda: "done" in (segment(z.bar(), "coder") or ""), timeout=30)
+            wait_for("coder done", lambda: "done" in (segment(z, "coder") or ""), timeout=30)
             self.assertEqual(sorted(set(coder_prompts())), ["PLAN-42 build the parser first"])
 
 
