@@ -142,6 +142,15 @@ pub fn bound_transcript(session: &str, pane: u32) -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
+/// An executable named `name` on PATH.
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
 /// The zellij binary: `$TURNSTILE_ZELLIJ`, the parent process when it is
 /// zellij (the watcher), `zellij` on PATH, else a running zellij's executable.
 pub fn zellij_binary() -> PathBuf {
@@ -156,12 +165,7 @@ pub fn zellij_binary() -> PathBuf {
     if let Some(exe) = parent.filter(|e| is_zellij(e)) {
         return exe;
     }
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .map(|dir| dir.join("zellij"))
-        .find(|candidate| candidate.is_file());
-    if let Some(path) = on_path {
+    if let Some(path) = find_on_path("zellij") {
         return path;
     }
     fs::read_dir("/proc")
@@ -178,12 +182,24 @@ pub fn push_to_plugin(session: &str, report: &PaneReport) {
     push_with(&zellij_binary(), session, report);
 }
 
+/// How long a `zellij pipe` may live: against a session that is going
+/// away it can hang (and spin), so it runs under coreutils' `timeout`.
+const PIPE_TIMEOUT_SECS: &str = "5";
+
 /// Starts `<zellij> pipe` and does not wait for it.
 pub fn push_with(zellij: &Path, session: &str, report: &PaneReport) {
     let Ok(payload) = serde_json::to_string(report) else {
         return;
     };
-    let _ = Command::new(zellij)
+    let mut command = match find_on_path("timeout") {
+        Some(timeout) => {
+            let mut c = Command::new(timeout);
+            c.args(["-k", "1", PIPE_TIMEOUT_SECS]).arg(zellij);
+            c
+        }
+        None => Command::new(zellij),
+    };
+    let _ = command
         .args(["--session", session, "pipe", "--name", PIPE_VERDICT, "--", &payload])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
