@@ -126,9 +126,18 @@ class Zellij:
         """Types keys into the client, as a person would (tmux key names: M-r is Alt r)."""
         subprocess.run(["tmux", "send-keys", "-t", self.tmux, *keys], check=True)
 
-    def action(self, *args, check=True):
-        return subprocess.run([self.zellij, "--session", self.session, "action", *args], capture_output=True,
-                              text=True, env=self.env, check=check, stdin=subprocess.DEVNULL, timeout=20)
+    def action(self, *args, check=True, attempts=3):
+        """`zellij action …`; the CLI now and then fails to reach a busy
+        server (exit 1, nothing done): such a failure is retried."""
+        for attempt in range(attempts):
+            out = subprocess.run([self.zellij, "--session", self.session, "action", *args], capture_output=True,
+                                 text=True, env=self.env, stdin=subprocess.DEVNULL, timeout=20)
+            if out.returncode == 0 or attempt == attempts - 1:
+                break
+            time.sleep(0.3)
+        if check and out.returncode != 0:
+            raise subprocess.CalledProcessError(out.returncode, out.args, out.stdout, out.stderr)
+        return out
 
     def pipe(self, name, payload="", plugin=None):
         cmd = [self.zellij, "--session", self.session, "pipe", "--name", name]
