@@ -16,10 +16,10 @@ def claude_cli():
         [os.path.join(ROOT, "scripts", "ensure-claude")], text=True).strip()
 
 
-def claude_pane(name, api, ask=False):
+def claude_pane(name, api, ask=False, retries=1):
     env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "TERM_PROGRAM=", "IS_SANDBOX=1", f"ANTHROPIC_BASE_URL={api.url}",
            f"ANTHROPIC_API_KEY={KEY}", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=1"]
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", f"CLAUDE_CODE_MAX_RETRIES={retries}"]
     mode = [] if ask else ["--dangerously-skip-permissions"]
     return (name, env + ["node", claude_cli()] + mode)
 
@@ -118,6 +118,15 @@ class RealClaude(unittest.TestCase):
             ready(z, "agent")
             type_prompt(z, "agent", "fail:529")
             wait_for("failed", lambda: bar_state(z, "agent", "failed"), timeout=60)
+
+    def test_escape_during_an_overload_retry_wait_is_not_stuck_in_working(self):
+        # Nothing reaches the transcript: only the screen shows the turn ended.
+        with Zellij([claude_pane("agent", self.api, retries=10)], before_start=prepare_home(hooks=True)) as z:
+            ready(z, "agent")
+            type_prompt(z, "agent", "fail:529")
+            wait_for("retrying", lambda: "etrying" in z.screen() and bar_state(z, "agent", "working"), timeout=30)
+            z.action("write", "--pane-id", f"terminal_{pane_id(z, 'agent')}", "27")
+            wait_for("no longer working", lambda: (s := segment(z, "agent") or "") and "working" not in s, timeout=20)
 
     def test_escape_during_a_tool_call_is_interrupted_then_the_next_prompt_works(self):
         with Zellij([claude_pane("agent", self.api)], before_start=prepare_home(hooks=True)) as z:
