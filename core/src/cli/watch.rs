@@ -258,12 +258,21 @@ fn changes_content(kind: &EventKind) -> bool {
     )
 }
 
-/// Equal but for observation times.
+/// Equal for the plugin: same states and candidates, same answer, and for
+/// turn ends the same evidence. A working turn moving to its next line is
+/// not pushed: every push starts a `zellij pipe` process.
 fn same_report(a: &PaneReport, b: &PaneReport) -> bool {
     let key = |r: &PaneReport| {
         r.verdicts
             .iter()
-            .map(|v| (v.state, v.source, v.candidate, v.key.clone()))
+            .map(|v| {
+                (
+                    v.state,
+                    v.source,
+                    v.candidate,
+                    v.state.is_turn_end().then(|| v.key.clone()),
+                )
+            })
             .collect::<Vec<_>>()
     };
     a.agent == b.agent && a.answer == b.answer && key(a) == key(b)
