@@ -170,7 +170,7 @@ impl PaneArbiter {
         match auth {
             Some(a) if a.verdict.state.is_turn_end() => self.after_turn_end(a),
             Some(a) => self.while_working(a, now),
-            None => self.without_authority(now),
+            None => self.without_authority(),
         }
     }
 
@@ -206,7 +206,7 @@ impl PaneArbiter {
             return from_obs(o, false, "the turn ended where the transcript cannot see it");
         }
         if a.verdict.state == State::Unknown {
-            return self.without_authority(now);
+            return self.without_authority();
         }
         let dropped = self.screen.as_ref().is_some_and(|s| s.verdict.state == State::Done);
         let note = if dropped {
@@ -236,7 +236,7 @@ impl PaneArbiter {
     }
 
     /// No authoritative source: session status and screen guesses.
-    fn without_authority(&self, _now: Millis) -> Fused {
+    fn without_authority(&self) -> Fused {
         let session_busy = self.session.as_ref().filter(|s| s.verdict.state == State::Working);
         match (&self.screen, session_busy) {
             (Some(s), Some(busy)) if s.verdict.state.is_turn_end() && s.since <= busy.since => {
