@@ -154,12 +154,19 @@ impl Session {
             self.rebind(watcher);
             return;
         }
-        for path in touched {
-            if let Some(tracked) = self.tracked.get_mut(&path) {
-                tracked.update(&path);
+        for path in &touched {
+            if let Some(tracked) = self.tracked.get_mut(path) {
+                tracked.update(path);
             }
         }
-        self.push_changes();
+        // Only the panes of the appended transcripts can have changed.
+        let panes: BTreeSet<u32> = self
+            .transcripts
+            .iter()
+            .filter(|(_, path)| touched.contains(*path))
+            .map(|(pane, _)| *pane)
+            .collect();
+        self.push_changes(Some(&panes));
     }
 
     /// Re-reads which agent runs in which pane and what it is bound to.
@@ -204,7 +211,7 @@ impl Session {
                 },
             );
         }
-        self.push_changes();
+        self.push_changes(None);
     }
 
     fn folders_to_watch(&self) -> BTreeSet<PathBuf> {
@@ -226,10 +233,11 @@ impl Session {
         dirs
     }
 
-    /// Pushes every pane whose report changed since it was last pushed.
-    fn push_changes(&mut self) {
+    /// Pushes every pane (or only these) whose report changed since it was
+    /// last pushed. Each report reads the agent's session status file.
+    fn push_changes(&mut self, only: Option<&BTreeSet<u32>>) {
         let now = now_ms();
-        for (pane, agent) in &self.agents {
+        for (pane, agent) in self.agents.iter().filter(|(p, _)| only.is_none_or(|o| o.contains(p))) {
             let report = self.report(*pane, agent, now);
             let unchanged = self.pushed.get(pane).is_some_and(|old| same_report(old, &report));
             if !unchanged {
