@@ -5,6 +5,7 @@
 //! fields). This module turns that object into a [`HookEvent`] and the
 //! authoritative [`Verdict`] it implies. Pure: the caller passes the time.
 
+use crate::transcript::TranscriptVerdict;
 use crate::verdict::{Millis, Source, State, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -85,6 +86,31 @@ impl HookEvent {
         Some(verdict)
     }
 
+    /// The verdict, checked against the transcript as read when the hook ran.
+    ///
+    /// A `Stop` stays working while the transcript shows background agents
+    /// that have not reported back. Old releases (no `background_tasks` in
+    /// the payload) fire `Stop` also after launching a background agent and
+    /// may not have flushed the transcript yet: their `Stop` is a done only
+    /// when the transcript already shows the answer; otherwise the
+    /// transcript's own end markers confirm it a moment later.
+    pub fn verdict_given(&self, at: Millis, transcript: Option<&TranscriptVerdict>) -> Option<Verdict> {
+        let mut verdict = self.verdict(at)?;
+        if self.hook_event_name != "Stop" {
+            return Some(verdict);
+        }
+        let agents = transcript.map_or(0, |t| t.background_agents);
+        let shows_answer = transcript.is_some_and(|t| t.state == State::Done || t.candidate == Some(State::Done));
+        if agents > 0 {
+            verdict.state = State::Working;
+            verdict.reason = format!("Stop hook, but {agents} background agent(s) still run");
+        } else if self.background_tasks.is_none() && !shows_answer {
+            verdict.state = State::Working;
+            verdict.reason = "Stop hook of an old release; the transcript does not show the answer yet".into();
+        }
+        Some(verdict)
+    }
+
     /// Old releases send no `notification_type`; their message names the wait.
     fn is_permission_message(&self) -> bool {
         self.notification_type.is_none() && self.message.as_deref().is_some_and(|m| m.contains("permission"))
@@ -114,6 +140,51 @@ mod tests {
     fn stop_with_background_tasks_is_still_working() {
         let json = STOP_2_1_332.replace(r#""background_tasks":[]"#, r#""background_tasks":[{"id":"a1"}]"#);
         assert_eq!(state_of(&json), Some(State::Working));
+    }
+
+    fn transcript(state: State, candidate: Option<State>, background_agents: usize) -> TranscriptVerdict {
+        TranscriptVerdict {
+            state,
+            reason: String::new(),
+            session_id: None,
+            since: None,
+            answer: None,
+            candidate,
+            line: None,
+            offset: None,
+            pending_tools: 0,
+            background_agents,
+            invalid_lines: 0,
+        }
+    }
+
+    #[test]
+    fn old_release_stop_is_done_only_when_the_transcript_shows_the_answer() {
+        let old = HookEvent::parse(br#"{"hook_event_name":"Stop","stop_hook_active":false}"#).unwrap();
+        let state = |t: Option<&TranscriptVerdict>| old.verdict_given(9, t).map(|v| v.state);
+        let candidate = transcript(State::Working, Some(State::Done), 0);
+        assert_eq!(state(Some(&candidate)), Some(State::Done));
+        assert_eq!(state(None), Some(State::Working), "transcript not written yet");
+        let preamble = transcript(State::Working, None, 0);
+        assert_eq!(
+            state(Some(&preamble)),
+            Some(State::Working),
+            "transcript not flushed yet"
+        );
+        let launched = transcript(State::Working, None, 1);
+        assert_eq!(state(Some(&launched)), Some(State::Working), "a background agent runs");
+    }
+
+    #[test]
+    fn recent_release_stop_trusts_its_background_tasks() {
+        let e = HookEvent::parse(STOP_2_1_332.as_bytes()).unwrap();
+        assert_eq!(e.verdict_given(9, None).map(|v| v.state), Some(State::Done));
+        let launched = transcript(State::Working, None, 1);
+        assert_eq!(
+            e.verdict_given(9, Some(&launched)).map(|v| v.state),
+            Some(State::Working),
+            "the transcript still counts a launched agent"
+        );
     }
 
     #[test]

@@ -264,7 +264,7 @@ fn row_kind(text: &str) -> RowKind {
 }
 
 fn plain_row(text: &str) -> RowKind {
-    if text.contains("esc to interrupt") {
+    if text.contains("esc to interrupt") || counts_local_agents(text) {
         RowKind::Footer
     } else if text.starts_with("Do you want to") || text.starts_with("Would you like to") {
         if text.ends_with('?') {
@@ -279,6 +279,15 @@ fn plain_row(text: &str) -> RowKind {
     } else {
         RowKind::Other
     }
+}
+
+/// Old releases' footer while a background agent runs: `… · 1 local agent · ↓ to view`.
+fn counts_local_agents(text: &str) -> bool {
+    text.split(" · ").any(|part| {
+        part.trim()
+            .split_once(' ')
+            .is_some_and(|(count, rest)| count.parse::<u32>().is_ok() && rest.starts_with("local agent"))
+    })
 }
 
 /// A row that starts with a spinner glyph: banner, spinner, retry, background wait.
@@ -583,6 +592,21 @@ mod tests {
         let v = screen(&s);
         assert_eq!(v.state, State::Unknown);
         assert!(v.is_quiet(), "no footer, no spinner: nothing runs");
+    }
+
+    #[test]
+    fn old_release_footer_counting_local_agents_is_activity() {
+        let footer = "  ⏵⏵ bypass permissions on · 1 local agent · ↓ to view   Failed to install Anthropic marketplace";
+        let seen = screen(&with_box(
+            "❯ bg:8\n● Starting a background agent.\n● Task(Background sleep)",
+            footer,
+        ));
+        assert_eq!((seen.state, seen.rule), (State::Working, Rule::FooterActivity));
+        let prose = screen(&with_box(
+            "● I found 2 local agents in the repo.",
+            "  ⏵⏵ bypass permissions on",
+        ));
+        assert_ne!(prose.state, State::Working);
     }
 
     #[test]

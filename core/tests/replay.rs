@@ -183,7 +183,7 @@ fn no_screen_frame_says_done_before_the_turn_finished() {
 }
 
 #[test]
-fn screen_shows_working_while_every_turn_runs() {
+fn screen_shows_working_or_waiting_while_every_turn_runs() {
     for dir in corpus() {
         let truth = json(dir.join("truth.json"));
         let frames = json(dir.join("frames.json"));
@@ -204,15 +204,49 @@ fn screen_shows_working_while_every_turn_runs() {
             if running {
                 let rows: Vec<&str> = screen_text.lines().collect();
                 let v = screen::classify(&rows);
-                assert_eq!(
-                    v.state,
-                    State::Working,
-                    "{} t={t}: {:?} {:?}",
+                // A turn that waits for permission is still running.
+                assert!(
+                    matches!(v.state, State::Working | State::Waiting),
+                    "{} t={t}: {:?} {:?} {:?}",
                     dir.display(),
+                    v.state,
                     v.rule,
                     v.line
                 );
             }
         }
     }
+}
+
+/// A real 2.1.39 transcript (from an e2e run with hooks) whose first prompt
+/// was flushed *after* the lines answering it: a background agent launch,
+/// the interim answer and the Stop hook's summary come first. The late
+/// prompt must not reset the turn (it would forget the background agent and
+/// say done while the agent still runs), cold or incremental.
+#[test]
+fn a_prompt_written_after_its_answers_does_not_reset_the_turn() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/transcripts/2.1.39-background-late-prompt.jsonl");
+    let data = std::fs::read(path).expect("transcript");
+    let final_answer = "The background agent reported back.";
+    let final_line_end = {
+        let at = memchr::memmem::find(&data, final_answer.as_bytes()).expect("final answer");
+        memchr_newline(&data, at)
+    };
+    for (cut, line_start) in cut_points(&data) {
+        for v in [incremental(&data[..cut]), cold(&data[..cut])] {
+            if line_start < final_line_end {
+                assert_ne!(v.state, State::Done, "false done at byte {cut}: {}", v.reason);
+            }
+        }
+    }
+    let v = cold(&data);
+    assert_eq!(
+        (v.state, v.answer.as_deref()),
+        (State::Done, Some(final_answer)),
+        "{}",
+        v.reason
+    );
+    let at_summary = cold(&data[..memchr_newline(&data, memchr::memmem::find(&data, b"stop_hook_summary").unwrap())]);
+    assert_eq!(at_summary.background_agents, 1, "{}", at_summary.reason);
 }

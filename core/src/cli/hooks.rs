@@ -57,25 +57,19 @@ fn hook_inner() -> Option<()> {
     Some(())
 }
 
-/// The verdict report a hook event pushes. A `Stop` carries the answer (from
-/// the payload, else from the transcript) and stays working while the
-/// transcript shows background agents that have not reported back.
+/// The verdict report a hook event pushes. A `Stop` is checked against the
+/// transcript as it is now ([`HookEvent::verdict_given`]) and carries the
+/// answer (from the payload, else from the transcript).
 pub fn hook_report(pane: u32, event: &HookEvent, now: Millis) -> Option<PaneReport> {
-    let mut verdict = event.verdict(now)?;
-    let mut answer = event.last_assistant_message.clone();
-    if event.hook_event_name == "Stop" {
-        let transcript = event
-            .transcript_path
-            .as_deref()
-            .and_then(|p| super::classify_file(Path::new(p), false).ok());
-        if let Some(t) = transcript {
-            if t.background_agents > 0 {
-                verdict.state = turnstile_core::State::Working;
-                verdict.reason = format!("Stop hook, but {} background agent(s) still run", t.background_agents);
-            }
-            answer = answer.or(t.answer);
-        }
-    }
+    let transcript = match (event.hook_event_name.as_str(), event.transcript_path.as_deref()) {
+        ("Stop", Some(path)) => super::classify_file(Path::new(path), false).ok(),
+        _ => None,
+    };
+    let verdict = event.verdict_given(now, transcript.as_ref())?;
+    let answer = event
+        .last_assistant_message
+        .clone()
+        .or_else(|| transcript.and_then(|t| t.answer));
     Some(PaneReport {
         pane,
         agent: Some(AgentBinding {

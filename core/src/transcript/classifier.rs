@@ -5,12 +5,18 @@
 //! is proportional to the new bytes. The same rules serve the cold path
 //! ([`super::tail`]), which runs this classifier from the last turn's start.
 
-use super::line::{self, AssistantPart, Event, Stop};
+use super::line::{self, AssistantPart, Event, LineMeta, Stop};
 use super::TranscriptVerdict;
 use crate::verdict::State;
+use std::collections::VecDeque;
 
 /// A line longer than this is skipped (with a reason) instead of buffered.
 pub const MAX_LINE_BYTES: usize = 256 << 20;
+
+/// How many recent `parentUuid`s are remembered to recognise a prompt that
+/// was written after the lines that answer it (a late prompt is seen within
+/// a few lines of its first answer).
+pub const LATE_PROMPT_WINDOW: usize = 64;
 
 /// Where the verdict-deciding line sits in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -62,6 +68,7 @@ pub struct Classifier {
     session_id: Option<String>,
     invalid_lines: u64,
     last_invalid: Option<(LinePos, String)>,
+    recent_parents: VecDeque<String>,
 }
 
 impl Classifier {
@@ -148,13 +155,16 @@ impl Classifier {
     }
 
     fn apply(&mut self, pos: LinePos, bytes: &[u8]) {
-        let (event, meta) = line::parse(bytes);
+        let (event, mut meta) = line::parse(bytes);
         if meta.session_id.is_some() {
-            self.session_id = meta.session_id;
+            self.session_id = meta.session_id.take();
         }
+        let late_prompt = event == Event::Prompt && self.answered_already(&meta);
+        self.remember_parent(&mut meta);
         let decided = match event {
             Event::Ignored(_) => return,
             Event::Invalid(reason) => return self.note_invalid(pos, reason),
+            Event::Prompt if late_prompt => self.on_late_prompt(),
             Event::Prompt => self.on_prompt(),
             Event::ToolResults(ids) => self.on_tool_results(&ids),
             Event::Interrupt => self.on_end(State::Interrupted, "the user interrupted the turn"),
@@ -167,6 +177,29 @@ impl Classifier {
             self.decided_by = Some((pos, why));
             self.decided_at = meta.timestamp;
         }
+    }
+
+    /// True when a line already seen names this line as its parent: it was
+    /// written late (old releases flush a session's first prompt after the
+    /// lines that answer it).
+    fn answered_already(&self, meta: &LineMeta) -> bool {
+        meta.uuid.as_ref().is_some_and(|id| self.recent_parents.contains(id))
+    }
+
+    fn remember_parent(&mut self, meta: &mut LineMeta) {
+        if let Some(parent) = meta.parent_uuid.take() {
+            if self.recent_parents.len() == LATE_PROMPT_WINDOW {
+                self.recent_parents.pop_front();
+            }
+            self.recent_parents.push_back(parent);
+        }
+    }
+
+    /// The prompt of the turn under way, written after its first answers:
+    /// the turn goes on (a reset would forget its tool calls and agents).
+    fn on_late_prompt(&mut self) -> Option<String> {
+        self.turn.started = true;
+        None
     }
 
     fn on_prompt(&mut self) -> Option<String> {

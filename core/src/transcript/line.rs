@@ -101,6 +101,12 @@ pub struct LineMeta {
     pub session_id: Option<String>,
     /// `timestamp` (ISO 8601, as Claude Code writes it).
     pub timestamp: Option<String>,
+    /// `uuid`: the line's own id.
+    pub uuid: Option<String>,
+    /// `parentUuid`: the line it follows in the conversation (not always
+    /// the line before it in the file: old releases may write a session's
+    /// first prompt after the lines that answer it).
+    pub parent_uuid: Option<String>,
 }
 
 /// Parses one line (without its newline) into its event and metadata.
@@ -127,6 +133,8 @@ pub fn parse(bytes: &[u8]) -> (Event, LineMeta) {
     let meta = LineMeta {
         session_id: text("sessionId"),
         timestamp: text("timestamp"),
+        uuid: text("uuid"),
+        parent_uuid: text("parentUuid"),
     };
     (event_of(&kind, &value), meta)
 }

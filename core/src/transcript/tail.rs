@@ -7,7 +7,7 @@
 //! the size of the last turn, bounded by [`TailOptions::max_scan_bytes`],
 //! never to the size of the file.
 
-use super::classifier::Classifier;
+use super::classifier::{Classifier, LATE_PROMPT_WINDOW};
 use super::line::{self, Event};
 use super::TranscriptVerdict;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -101,8 +101,10 @@ fn find_turn_start<R: Read + Seek>(file: &mut R, len: u64, options: TailOptions)
         for i in memchr::memrchr_iter(b'\n', &chunk) {
             let newline_at = from + i as u64;
             if let Some(end) = line_end {
-                if is_prompt_line(file, newline_at + 1, end, from, &chunk)? {
-                    return Ok((newline_at + 1, false));
+                let start = newline_at + 1;
+                if let Some(prompt) = prompt_line(file, start, end, from, &chunk)? {
+                    let answered_from = first_answer_before(file, start, &prompt)?;
+                    return Ok((answered_from.unwrap_or(start), false));
                 }
             }
             line_end = Some(newline_at + 1);
@@ -115,15 +117,15 @@ fn find_turn_start<R: Read + Seek>(file: &mut R, len: u64, options: TailOptions)
     Ok((0, false))
 }
 
-/// Reads `[start, end)` (from the chunk when it lies inside) and tells
-/// whether it is a real user prompt.
-fn is_prompt_line<R: Read + Seek>(
+/// Reads `[start, end)` (from the chunk when it lies inside); when it is a
+/// real user prompt, returns its metadata.
+fn prompt_line<R: Read + Seek>(
     file: &mut R,
     start: u64,
     end: u64,
     chunk_from: u64,
     chunk: &[u8],
-) -> io::Result<bool> {
+) -> io::Result<Option<line::LineMeta>> {
     let chunk_end = chunk_from + chunk.len() as u64;
     let owned;
     let bytes: &[u8] = if start >= chunk_from && end <= chunk_end {
@@ -134,7 +136,46 @@ fn is_prompt_line<R: Read + Seek>(
         owned = buf;
         &owned
     };
-    Ok(line::may_be_prompt(bytes) && line::parse(bytes).0 == Event::Prompt)
+    if !line::may_be_prompt(bytes) {
+        return Ok(None);
+    }
+    let (event, meta) = line::parse(bytes);
+    Ok((event == Event::Prompt).then_some(meta))
+}
+
+/// How far before a prompt its answers may have been written (old releases
+/// flush a session's first prompt after the lines that answer it).
+const LATE_PROMPT_BYTES: u64 = 256 << 10;
+
+/// When the prompt at `prompt_start` was written late, the start of the
+/// first line that answers it (the turn's real start in the file).
+fn first_answer_before<R: Read + Seek>(
+    file: &mut R,
+    prompt_start: u64,
+    prompt: &line::LineMeta,
+) -> io::Result<Option<u64>> {
+    let Some(uuid) = prompt.uuid.as_deref() else {
+        return Ok(None);
+    };
+    let from = prompt_start.saturating_sub(LATE_PROMPT_BYTES);
+    let mut window = Vec::new();
+    read_at(file, from, (prompt_start - from) as usize, &mut window)?;
+    if memchr::memmem::find(&window, uuid.as_bytes()).is_none() {
+        return Ok(None);
+    }
+    let mut starts: Vec<usize> = memchr::memchr_iter(b'\n', &window).map(|i| i + 1).collect();
+    starts.pop(); // the prompt's own start
+    if from == 0 {
+        starts.insert(0, 0);
+    }
+    let recent = &starts[starts.len().saturating_sub(LATE_PROMPT_WINDOW)..];
+    Ok(recent.iter().find_map(|&start| {
+        let end = memchr::memchr(b'\n', &window[start..]).map_or(window.len(), |i| start + i + 1);
+        let bytes = &window[start..end];
+        let names_it = memchr::memmem::find(bytes, uuid.as_bytes()).is_some()
+            && line::parse(bytes).1.parent_uuid.as_deref() == Some(uuid);
+        names_it.then_some(from + start as u64)
+    }))
 }
 
 fn count_lines<R: Read + Seek>(file: &mut R, end: u64) -> io::Result<u64> {
