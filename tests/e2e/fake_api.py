@@ -1,18 +1,26 @@
 """A loopback fake of the Anthropic Messages API for running real Claude Code.
 
 Streams SSE (`message_start`, `content_block_*`, `message_delta`,
-`message_stop`), answers `count_tokens`, and records every request (JSONL) so
-tests can assert what the agent sent. What it answers depends on the last
-user message of the main conversation:
+`message_stop`), answers `count_tokens`, records every request (JSONL) so
+tests can assert what the agent sent, and logs every answer it finished
+(`answers`: time, the prompt of the turn, the text, the stop reason or HTTP
+status) so tests know when a turn really ended. What it answers depends on
+the prompt of the current turn (the last prompt a person typed; words after
+the first one are free, e.g. a tag):
 
-- `tool:N`        -> "Running it." + a Bash tool call `sleep N`; after the tool
-                     result: "Done: slept Ns."
-- `perm:`         -> a Bash call that needs permission in ask mode (`touch
-                     approved.txt`); after the result: "Done: created the file."
-- `fail:400`      -> HTTP 400 (prompt too long)
-- `fail:529`      -> HTTP 529 (overloaded), every time: retries run out
-- anything else   -> "Hello from the fake model." (or `echo:` the prompt back when
-                     it starts with `echo:`)
+- `tool:N`      -> "Running it." + a Bash tool call `sleep N`; after the tool
+                   result: "Done: slept Ns."
+- `slow:N`      -> an answer streamed word by word over N seconds
+- `perm:`       -> a Bash call that needs permission in ask mode (`touch
+                   approved.txt`); after the result: "Done: created the file."
+- `bg:N`        -> "Starting a background agent." + an Agent/Task tool call with
+                   `run_in_background: true` whose sub-agent runs `sleep N`;
+                   after the launch: "Started it; it will report back."; after
+                   the `<task-notification>`: "The background agent reported back."
+- `fail:400`    -> HTTP 400 (prompt too long)
+- `fail:529`    -> HTTP 529 (overloaded), every time: retries run out
+- `echo:TEXT`   -> TEXT
+- anything else -> "Hello from the fake model."
 Requests that are not the main conversation (titles, summaries, quota
 checks) get a short plain answer.
 """
@@ -20,32 +28,47 @@ import json, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-def last_user_text(body):
+NOTIFICATION = "<task-notification>"
+
+
+def user_texts(msg, reminders=False):
+    """The text blocks of a user message (system reminders only if asked)."""
+    content = msg.get("content")
+    items = [content] if isinstance(content, str) else [
+        b.get("text", "") for b in content or [] if b.get("type") == "text"]
+    return [t.strip() for t in items if t.strip() and (reminders or not t.strip().startswith("<system-reminder>"))]
+
+
+def last_message_kind(body):
+    """What the last user message brings: "tool_result", "notification" or "prompt"."""
+    msgs = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+    if not msgs:
+        return "prompt"
+    last = msgs[-1]
+    if any(NOTIFICATION in t for t in user_texts(last, reminders=True)):  # new releases wrap it in a reminder
+        return "notification"
+    content = last.get("content")
+    if not isinstance(content, str) and any(b.get("type") == "tool_result" for b in content or []):
+        return "tool_result"
+    return "prompt"
+
+
+def current_prompt(body):
+    """The prompt of the turn: the last text a person typed (not a tool result,
+    a reminder or a task notification)."""
     for msg in reversed(body.get("messages") or []):
         if msg.get("role") != "user":
             continue
-        content = msg.get("content")
-        if isinstance(content, str):
-            return content, False
-        texts, tool_result = [], False
-        for block in content or []:
-            if block.get("type") == "tool_result":
-                tool_result = True
-            elif block.get("type") == "text" and not block.get("text", "").startswith("<system-reminder>"):
-                texts.append(block.get("text", ""))
-        return ("\n".join(texts).strip(), tool_result)
-    return "", False
+        texts = [t for t in user_texts(msg) if NOTIFICATION not in t]
+        if texts:
+            return texts[-1]
+    return ""
 
 
-def first_prompt_with(body, prefix):
-    for msg in body.get("messages") or []:
-        content = msg.get("content")
-        items = [content] if isinstance(content, str) else [b.get("text", "") for b in content or [] if b.get("type") == "text"]
-        for text in items:
-            text = text.strip()
-            if text.startswith(prefix):
-                return text
-    return None
+def prompt_arg(prompt):
+    """`tool:3 tag` -> "3"."""
+    rest = prompt.split(":", 1)[1] if ":" in prompt else ""
+    return (rest.split() or ["1"])[0]
 
 
 class FakeApi:
@@ -53,6 +76,7 @@ class FakeApi:
         self.record_path = record_path
         self.counter = 0
         self.lock = threading.Lock()
+        self.answers = []
         handler = self._handler()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.port = self.server.server_address[1]
@@ -73,6 +97,16 @@ class FakeApi:
                 return [json.loads(l) for l in f if l.strip()]
         except OSError:
             return []
+
+    def log_answer(self, prompt, text, stop):
+        """Notes a finished answer of the main conversation (or an HTTP error)."""
+        with self.lock:
+            self.answers.append({"t": time.time(), "prompt": prompt, "text": text, "stop": stop})
+
+    def finished(self, prompt):
+        """Answers that ended a turn of `prompt` (end_turn or an HTTP error)."""
+        with self.lock:
+            return [a for a in self.answers if a["prompt"] == prompt and a["stop"] != "tool_use"]
 
     def next_id(self):
         with self.lock:
@@ -121,38 +155,57 @@ class FakeApi:
                 self.wfile.write(data)
 
             def answer(self, body):
-                text, after_tool = last_user_text(body)
-                main = bool(body.get("tools"))
-                tool_prompt = first_prompt_with(body, "tool:")
-                perm_prompt = first_prompt_with(body, "perm:")
-                if main and after_tool and perm_prompt:
-                    return self.stream(body, [("text", "Done: created the file.")], "end_turn")
-                if main and text.startswith("perm:"):
-                    tool = {"command": "touch approved.txt", "description": "Create a file"}
-                    return self.stream(body, [("text", "Creating it."), ("tool_use", tool)], "tool_use")
-                if main and text.startswith("fail:529"):
-                    return self.send_json(529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
-                if main and text.startswith("fail:400"):
-                    return self.send_json(400, {"type": "error", "error": {
-                        "type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}})
-                if main and after_tool and tool_prompt:
-                    secs = tool_prompt.split(":", 1)[1].strip()
-                    return self.stream(body, [("text", f"Done: slept {secs}s.")], "end_turn")
-                if main and text.startswith("tool:"):
-                    secs = text.split(":", 1)[1].strip() or "1"
-                    tool = {"command": f"sleep {secs}", "description": "Sleep"}
+                if not body.get("tools"):
+                    return self.stream(body, [("text", "Fake title")], "end_turn")
+                prompt, kind = current_prompt(body), last_message_kind(body)
+                verb, arg = prompt.split(":", 1)[0] if ":" in prompt else "", prompt_arg(prompt)
+                if verb == "fail" and arg == "529":
+                    return self.fail(prompt, 529, {"type": "overloaded_error", "message": "Overloaded"})
+                if verb == "fail" and arg == "400":
+                    return self.fail(prompt, 400, {"type": "invalid_request_error",
+                                                   "message": "prompt is too long: 210000 tokens > 200000 maximum"})
+                if kind == "notification":
+                    return self.stream(body, [("text", "The background agent reported back.")], "end_turn")
+                if verb == "bg" and kind == "tool_result":
+                    return self.stream(body, [("text", "Started it; it will report back.")], "end_turn")
+                if verb == "bg":
+                    names = {t.get("name") for t in body.get("tools") or []}
+                    agent = {"description": "Background sleep", "prompt": f"subtask:{arg}",
+                             "subagent_type": "general-purpose", "run_in_background": True}
+                    tool = ("Agent" if "Agent" in names else "Task", agent)
+                    return self.stream(body, [("text", "Starting a background agent."), ("tool_use", tool)], "tool_use")
+                if verb == "subtask" and kind == "tool_result":
+                    return self.stream(body, [("text", f"Subtask finished after {arg}s.")], "end_turn")
+                if verb in ("tool", "subtask") and kind == "tool_result":
+                    return self.stream(body, [("text", f"Done: slept {arg}s.")], "end_turn")
+                if verb in ("tool", "subtask"):
+                    tool = ("Bash", {"command": f"sleep {arg}", "description": "Sleep"})
                     return self.stream(body, [("text", "Running it."), ("tool_use", tool)], "tool_use")
-                if main and text.startswith("echo:"):
-                    return self.stream(body, [("text", text[5:].strip())], "end_turn")
-                reply = "Hello from the fake model." if main else "Fake title"
-                self.stream(body, [("text", reply)], "end_turn")
+                if verb == "perm" and kind == "tool_result":
+                    return self.stream(body, [("text", "Done: created the file.")], "end_turn")
+                if verb == "perm":
+                    tool = ("Bash", {"command": "touch approved.txt", "description": "Create a file"})
+                    return self.stream(body, [("text", "Creating it."), ("tool_use", tool)], "tool_use")
+                if verb == "slow":
+                    words = [f"word{i}" for i in range(max(1, int(float(arg) * 4)))]
+                    return self.stream(body, [("text", "Streaming slowly: " + " ".join(words) + ".")], "end_turn",
+                                       pace=0.25)
+                if verb == "echo":
+                    return self.stream(body, [("text", prompt[5:].strip())], "end_turn")
+                self.stream(body, [("text", "Hello from the fake model.")], "end_turn")
+
+            def fail(self, prompt, status, error):
+                api.log_answer(prompt, None, status)
+                self.send_json(status, {"type": "error", "error": error})
 
             def event(self, name, data):
                 chunk = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
                 self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
                 self.wfile.flush()
 
-            def stream(self, body, blocks, stop_reason):
+            def stream(self, body, blocks, stop_reason, pace=0.0):
+                """Streams `blocks` ([("text", str) | ("tool_use", (name, input))]);
+                with `pace`, text goes out one word every `pace` seconds."""
                 n = api.next_id()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -165,23 +218,37 @@ class FakeApi:
                     "usage": {"input_tokens": 10, "output_tokens": 1}}})
                 for i, (kind, value) in enumerate(blocks):
                     if kind == "text":
-                        self.event("content_block_start", {"type": "content_block_start", "index": i,
-                                                           "content_block": {"type": "text", "text": ""}})
-                        self.event("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                           "delta": {"type": "text_delta", "text": value}})
+                        self.text_block(i, value, pace)
                     else:
-                        self.event("content_block_start", {"type": "content_block_start", "index": i,
-                                                           "content_block": {"type": "tool_use", "id": f"toolu_{n:06d}",
-                                                                             "name": "Bash", "input": {}}})
-                        self.event("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                           "delta": {"type": "input_json_delta",
-                                                                     "partial_json": json.dumps(value)}})
+                        self.tool_block(i, n, *value)
                     self.event("content_block_stop", {"type": "content_block_stop", "index": i})
+                if body.get("tools"):  # logged before the agent can know the answer is complete
+                    api.log_answer(current_prompt(body), blocks[-1][1] if blocks[-1][0] == "text" else None,
+                                   stop_reason)
                 self.event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop_reason,
                                                                                  "stop_sequence": None},
                                              "usage": {"output_tokens": 20}})
                 self.event("message_stop", {"type": "message_stop"})
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
+
+            def text_block(self, index, text, pace):
+                self.event("content_block_start", {"type": "content_block_start", "index": index,
+                                                   "content_block": {"type": "text", "text": ""}})
+                pieces = [w + " " for w in text.split(" ")] if pace else [text]
+                pieces[-1] = pieces[-1].rstrip(" ") if pace else pieces[-1]
+                for piece in pieces:
+                    self.event("content_block_delta", {"type": "content_block_delta", "index": index,
+                                                       "delta": {"type": "text_delta", "text": piece}})
+                    if pace:
+                        time.sleep(pace)
+
+            def tool_block(self, index, n, name, tool_input):
+                self.event("content_block_start", {"type": "content_block_start", "index": index,
+                                                   "content_block": {"type": "tool_use", "id": f"toolu_{n:06d}",
+                                                                     "name": name, "input": {}}})
+                self.event("content_block_delta", {"type": "content_block_delta", "index": index,
+                                                   "delta": {"type": "input_json_delta",
+                                                             "partial_json": json.dumps(tool_input)}})
 
         return Handler

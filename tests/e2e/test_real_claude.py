@@ -1,43 +1,15 @@
-"""Real Claude Code 2.1.39 (npm, cli.js on node) in a real zellij, against the
-loopback fake of the Messages API (`fake_api.py`). The fast subset of issue 7:
-a tool turn with hooks, a plain turn without hooks, and a flow between two
-real agents."""
-import json, os, subprocess, sys, time, unittest
+"""Real Claude Code in a real zellij, against the loopback fake of the
+Messages API (`fake_api.py`). Every scenario runs on 2.1.39 (`cli.js` on
+node) in the default test command; `RealClaudeNative` runs the same
+scenarios on the pinned native release when TURNSTILE_E2E_NATIVE=1 or
+TURNSTILE_E2E_HEAVY=1 (a ~400 MB download, cached)."""
+import json, os, sys, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from agents import claude_argv, native_wanted, prepare_home
+from agents import ready as ready_screen
 from fake_api import FakeApi
-from harness import ROOT, Zellij, turnstile_bin, wait_for
-
-KEY = "sk-ant-api03-turnstile-e2e-key-0123456789abcdef"
-
-
-def claude_cli():
-    return os.environ.get("TURNSTILE_CLAUDE_CLI") or subprocess.check_output(
-        [os.path.join(ROOT, "scripts", "ensure-claude")], text=True).strip()
-
-
-def claude_pane(name, api, ask=False, retries=1):
-    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "TERM_PROGRAM=", "IS_SANDBOX=1", f"ANTHROPIC_BASE_URL={api.url}",
-           f"ANTHROPIC_API_KEY={KEY}", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", f"CLAUDE_CODE_MAX_RETRIES={retries}"]
-    mode = [] if ask else ["--dangerously-skip-permissions"]
-    return (name, env + ["node", claude_cli()] + mode)
-
-
-def prepare_home(hooks):
-    """Claude Code's first-run answers (and our hooks) in the sandbox HOME."""
-    def prepare(z):
-        os.makedirs(os.path.join(z.home, ".claude"), exist_ok=True)
-        with open(os.path.join(z.home, ".claude.json"), "w") as f:
-            json.dump({"hasCompletedOnboarding": True, "theme": "dark", "bypassPermissionsModeAccepted": True,
-                       "customApiKeyResponses": {"approved": [KEY[-20:]], "rejected": []},
-                       "projects": {z.work: {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}}}, f)
-        with open(os.path.join(z.home, ".claude", "settings.json"), "w") as f:
-            json.dump({"skipDangerousModePermissionPrompt": True}, f)
-        if hooks:
-            subprocess.run([turnstile_bin(), "install-hooks"], env={**os.environ, "HOME": z.home}, check=True,
-                           capture_output=True)
-    return prepare
+from harness import Zellij, wait_for
 
 
 def pane_id(z, title):
@@ -61,10 +33,10 @@ def type_prompt(z, title, text):
     z.action("write", "--pane-id", pane, "13")
 
 
-def ready(z, title):
-    """Claude Code drew its input box and its footer."""
-    wait_for(f"{title} ready", lambda: "shift+tab to cycle" in z.screen() or "? for shortcuts" in z.screen(),
-             timeout=40)
+def ready(z, title, count=1):
+    """Claude Code drew its input box and its footer (in `count` panes)."""
+    wait_for(f"{title} ready", lambda: ready_screen(z.screen()) and z.screen().count("bypass permissions") >= count
+             if count > 1 else ready_screen(z.screen()), timeout=60)
     return pane_id(z, title)
 
 
@@ -74,14 +46,24 @@ def bar_state(z, title, want):
 
 
 class RealClaude(unittest.TestCase):
+    RELEASE = "legacy"
+
     def setUp(self):
         self.api = FakeApi(os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fake-api-{os.getpid()}-{time.time()}.jsonl"))
 
     def tearDown(self):
         self.api.close()
 
+    def claude(self, name, ask=False, retries=1):
+        """A pane running Claude Code of this class's release."""
+        return (name, claude_argv(self.api, self.RELEASE, ask=ask, retries=retries))
+
+    def zellij(self, panes, hooks=True, **kw):
+        """zellij with the bar; each agent's HOME prepared (with our hooks, or without)."""
+        return Zellij(panes, before_start=lambda z: prepare_home(z.home, z.work, hooks), **kw)
+
     def test_tool_turn_with_hooks_is_working_then_confirmed_done_never_done_between(self):
-        with Zellij([claude_pane("agent", self.api)], before_start=prepare_home(hooks=True)) as z:
+        with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
             type_prompt(z, "agent", "tool:3")
             seen = []
@@ -101,27 +83,27 @@ class RealClaude(unittest.TestCase):
             self.assertTrue(any("tool_result" in json.dumps(b.get("messages", [])[-1:]) for b in bodies))
 
     def test_plain_turn_without_hooks_is_confirmed_from_transcript_and_screen(self):
-        with Zellij([claude_pane("bare", self.api)], before_start=prepare_home(hooks=False)) as z:
+        with self.zellij([self.claude("bare")], hooks=False) as z:
             ready(z, "bare")
             type_prompt(z, "bare", "hello")
             seg = wait_for("done", lambda: (s := segment(z, "bare") or "") and "done" in s and s, timeout=30)
             self.assertIn("✓ ", seg)
 
     def test_http_400_is_failed(self):
-        with Zellij([claude_pane("agent", self.api)], before_start=prepare_home(hooks=True)) as z:
+        with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
             type_prompt(z, "agent", "fail:400")
             wait_for("failed", lambda: bar_state(z, "agent", "failed"), timeout=30)
 
     def test_overloaded_until_retries_run_out_is_failed(self):
-        with Zellij([claude_pane("agent", self.api)], before_start=prepare_home(hooks=True)) as z:
+        with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
             type_prompt(z, "agent", "fail:529")
             wait_for("failed", lambda: bar_state(z, "agent", "failed"), timeout=60)
 
     def test_escape_during_an_overload_retry_wait_is_not_stuck_in_working(self):
         # Nothing reaches the transcript: only the screen shows the turn ended.
-        with Zellij([claude_pane("agent", self.api, retries=10)], before_start=prepare_home(hooks=True)) as z:
+        with self.zellij([self.claude("agent", retries=10)]) as z:
             ready(z, "agent")
             type_prompt(z, "agent", "fail:529")
             wait_for("retrying", lambda: "etrying" in z.screen() and bar_state(z, "agent", "working"), timeout=30)
@@ -129,7 +111,7 @@ class RealClaude(unittest.TestCase):
             wait_for("no longer working", lambda: (s := segment(z, "agent") or "") and "working" not in s, timeout=20)
 
     def test_escape_during_a_tool_call_is_interrupted_then_the_next_prompt_works(self):
-        with Zellij([claude_pane("agent", self.api)], before_start=prepare_home(hooks=True)) as z:
+        with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
             type_prompt(z, "agent", "tool:20")
             wait_for("tool running", lambda: "sleep 20" in z.screen() and bar_state(z, "agent", "working"), timeout=30)
@@ -141,7 +123,7 @@ class RealClaude(unittest.TestCase):
             self.assertIn("✓ ", seg)
 
     def test_permission_prompt_in_ask_mode_is_waiting_then_done_after_approval(self):
-        with Zellij([claude_pane("asker", self.api, ask=True)], before_start=prepare_home(hooks=True)) as z:
+        with self.zellij([self.claude("asker", ask=True)]) as z:
             ready(z, "asker")
             type_prompt(z, "asker", "perm:")
             wait_for("waiting", lambda: bar_state(z, "asker", "waiting"), timeout=30)
@@ -151,8 +133,8 @@ class RealClaude(unittest.TestCase):
             self.assertIn("✓ ", seg)
 
     def test_flow_planner_answer_is_the_coders_next_prompt_once(self):
-        panes = [claude_pane("planner", self.api), claude_pane("coder", self.api)]
-        with Zellij(panes, plugin_config={"flows": "planner -> coder"}, before_start=prepare_home(hooks=True)) as z:
+        panes = [self.claude("planner"), self.claude("coder")]
+        with self.zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
             ready(z, "planner")
             pane_id(z, "coder")
             time.sleep(2)  # both agents draw their input box
@@ -171,6 +153,30 @@ class RealClaude(unittest.TestCase):
             wait_for("the coder's prompt reached the API", coder_prompts, timeout=40)
             wait_for("coder done", lambda: "done" in (segment(z, "coder") or ""), timeout=30)
             self.assertEqual(sorted(set(coder_prompts())), ["PLAN-42 build the parser first"])
+
+    def test_background_agent_keeps_working_until_it_reports_back(self):
+        with self.zellij([self.claude("agent")]) as z:
+            ready(z, "agent")
+            type_prompt(z, "agent", "bg:6")
+            wait_for("the main turn launched the agent and answered", lambda: next((
+                a for a in self.api.finished("bg:6") if a["text"].startswith("Started it")), None), timeout=30)
+            samples = []
+
+            def reported():
+                samples.append((time.time(), segment(z, "agent") or ""))
+                return next((a for a in self.api.finished("bg:6") if "reported back" in (a["text"] or "")), None)
+            back = wait_for("the agent reported back", reported, timeout=60, interval=0.1)
+            early = [(round(back["t"] - t, 3), seg) for t, seg in samples if t < back["t"] and "done" in seg]
+            self.assertFalse(early, "done shown while the background agent still ran")
+            self.assertTrue([seg for t, seg in samples if "working" in seg], "working shown meanwhile")
+            seg = wait_for("done after the report", lambda: bar_state(z, "agent", "done"), timeout=30)
+            self.assertIn("✓ ", seg)
+
+
+@unittest.skipUnless(native_wanted(), "native release: set TURNSTILE_E2E_NATIVE=1 or TURNSTILE_E2E_HEAVY=1")
+class RealClaudeNative(RealClaude):
+    """The same scenarios on the pinned native release."""
+    RELEASE = "native"
 
 
 if __name__ == "__main__":

@@ -1,0 +1,74 @@
+"""Real Claude Code for the tests: which release, how to start it offline
+against the fake Messages API, and its sandboxed HOME.
+
+Releases: `legacy` is 2.1.39 (`cli.js` on node, always installed by
+scripts/test); `native` is the pinned native release (a ~400 MB binary,
+installed only when asked: TURNSTILE_E2E_NATIVE=1 or TURNSTILE_E2E_HEAVY=1)."""
+import json, os, subprocess
+
+from harness import ROOT, turnstile_bin
+
+KEY = "sk-ant-api03-turnstile-e2e-key-0123456789abcdef"
+RELEASES = ("legacy", "native")
+
+
+def flag(name):
+    return os.environ.get(name, "") not in ("", "0", "no", "false")
+
+
+def heavy():
+    """The slow scenarios (8 agents for a minute, every native-release run)."""
+    return flag("TURNSTILE_E2E_HEAVY")
+
+
+def native_wanted():
+    return heavy() or flag("TURNSTILE_E2E_NATIVE")
+
+
+def claude_command(release="legacy"):
+    """argv that starts Claude Code of `release` (installed and cached on first use)."""
+    env_var = {"legacy": "TURNSTILE_CLAUDE_CLI", "native": "TURNSTILE_CLAUDE_NATIVE"}[release]
+    path = os.environ.get(env_var) or subprocess.check_output(
+        [os.path.join(ROOT, "scripts", "ensure-claude"), release], text=True).strip()
+    return ["node", path] if path.endswith(".js") else [path]
+
+
+def claude_env(api, retries=1):
+    """The environment of an offline Claude Code talking to `api` (DESIGN.md §4)."""
+    return {"IS_SANDBOX": "1", "ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": KEY,
+            "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "CLAUDE_CODE_MAX_RETRIES": str(retries)}
+
+
+def permission_args(release, ask):
+    """Bypass permissions, or ask before each risky tool call. The native
+    release's default is "auto" (approves by itself): ask is "manual" there."""
+    if not ask:
+        return ["--dangerously-skip-permissions"]
+    return ["--permission-mode", "manual" if release == "native" else "default"]
+
+
+def claude_argv(api, release="legacy", ask=False, retries=1):
+    """A pane command: Claude Code with a clean terminal environment."""
+    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "TERM_PROGRAM="] + [
+        f"{k}={v}" for k, v in claude_env(api, retries).items()]
+    return env + claude_command(release) + permission_args(release, ask)
+
+
+def prepare_home(home, work, hooks):
+    """Claude Code's first-run answers (and, if asked, our hooks) in a sandbox HOME."""
+    os.makedirs(os.path.join(home, ".claude"), exist_ok=True)
+    with open(os.path.join(home, ".claude.json"), "w") as f:
+        json.dump({"hasCompletedOnboarding": True, "theme": "dark", "bypassPermissionsModeAccepted": True,
+                   "customApiKeyResponses": {"approved": [KEY[-20:]], "rejected": []},
+                   "projects": {work: {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}}}, f)
+    with open(os.path.join(home, ".claude", "settings.json"), "w") as f:
+        json.dump({"skipDangerousModePermissionPrompt": True}, f)
+    if hooks:
+        subprocess.run([turnstile_bin(), "install-hooks"], env={**os.environ, "HOME": home}, check=True,
+                       capture_output=True)
+
+
+def ready(screen):
+    """Claude Code drew its input box and footer (2.1.39 and the native release)."""
+    return any(s in screen for s in ("shift+tab to cycle", "? for shortcuts", "permissions on"))
