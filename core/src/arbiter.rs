@@ -159,11 +159,14 @@ impl PaneArbiter {
 
     fn decide(&self, now: Millis) -> Fused {
         let auth = self.authoritative();
-        let after_auth = |o: &Observation| auth.is_none_or(|a| o.since >= a.since);
-        if let Some(w) = [&self.session, &self.screen, &self.hook]
+        // The session file and the screen say what is true *now*: their
+        // waiting holds even when the transcript line of the tool call that
+        // asked lands after it. A hook is an event: newer evidence ends it.
+        let hook_wait = self.hook.as_ref().filter(|h| auth.is_none_or(|a| h.since >= a.since));
+        if let Some(w) = [self.session.as_ref(), self.screen.as_ref(), hook_wait]
             .into_iter()
             .flatten()
-            .find(|o| o.verdict.state == State::Waiting && after_auth(o))
+            .find(|o| o.verdict.state == State::Waiting)
         {
             return from_obs(w, false, "the agent waits for the user");
         }
@@ -197,9 +200,12 @@ impl PaneArbiter {
                 return fused;
             }
         }
+        // `>=`: the turn's prompt line and the session's return to idle may
+        // first be seen in one report (Escape right after Enter); holding
+        // for SETTLE_MS against a working transcript is the real test.
         let settled_end = [&self.screen, &self.session].into_iter().flatten().find(|o| {
             matches!(o.verdict.state, State::Failed | State::Interrupted | State::Idle)
-                && o.since > a.since
+                && o.since >= a.since
                 && now.saturating_sub(o.since) >= SETTLE_MS
         });
         if let Some(o) = settled_end {
@@ -385,6 +391,44 @@ mod tests {
         let edge = a.refuse(20 + SETTLE_MS).unwrap();
         assert_eq!(edge.to, State::Interrupted);
         assert!(!edge.is_confirmed_done());
+    }
+
+    #[test]
+    fn session_idle_first_seen_with_the_prompt_settles_the_turn() {
+        // Escape right after Enter (native release, 529 retry wait): the
+        // report that first shows the prompt line already shows the session
+        // back to idle, and nothing more is ever written.
+        let mut a = PaneArbiter::new();
+        a.observe(v(State::Idle, Source::Session, 5));
+        a.observe(keyed(State::Working, "1079", 10));
+        a.observe(Verdict {
+            key: Some("busy-then-idle".into()),
+            ..v(State::Idle, Source::Session, 10)
+        });
+        assert_eq!(a.fused().state, State::Working);
+        let edge = a.refuse(10 + SETTLE_MS).unwrap();
+        assert_eq!((edge.to, edge.now.confirmed), (State::Idle, false));
+    }
+
+    #[test]
+    fn a_dialog_on_screen_stays_waiting_when_the_tool_call_line_lands_later() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Working, "prompt", 10));
+        a.observe(v(State::Waiting, Source::Screen, 20));
+        a.observe(keyed(State::Working, "tool-call", 30)); // the transcript lags the screen
+        assert_eq!(a.fused().state, State::Waiting);
+        a.observe(v(State::Working, Source::Screen, 40)); // approved
+        assert_eq!(a.fused().state, State::Working);
+    }
+
+    #[test]
+    fn a_permission_hook_is_over_once_the_transcript_moves_on() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Working, "tool-call", 10));
+        a.observe(v(State::Waiting, Source::Hook, 20));
+        assert_eq!(a.fused().state, State::Waiting);
+        a.observe(keyed(State::Working, "tool-result", 30));
+        assert_eq!(a.fused().state, State::Working);
     }
 
     #[test]

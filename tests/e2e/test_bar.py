@@ -1,6 +1,6 @@
 """End-to-end: the turnstile bar in a real zellij 0.45.1, driven by replays of
 real Claude Code recordings and by the simulated demo agent."""
-import glob, json, os, re, subprocess, sys, time, unittest
+import glob, json, os, re, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import harness
@@ -274,9 +274,13 @@ class ScreenOnly(unittest.TestCase):
             self.assertIn("working", segment(z.bar(), "scroller") or "")
 
     def test_banner_on_screen_flips_to_an_unconfirmed_done(self):
-        script = r"""printf '\342\234\275 Pondering\342\200\246 (1s)'; sleep 2; printf '\r\342\234\273 Zorbled for 2s \302\267 done 9:41 AM\n'; sleep 600"""
-        with Zellij([("guess", ["/bin/bash", "-c", script])]) as z:
+        go = os.path.join(tempfile.mkdtemp(prefix="turnstile-go-"), "go")
+        # The spinner stays until the test saw it (the bar may load later than the pane).
+        script = (r"""printf '\342\234\275 Pondering\342\200\246 (1s)'; while [ ! -e "$0" ]; do sleep 0.1; done; """
+                  r"""printf '\r\342\234\273 Zorbled for 2s \302\267 done 9:41 AM\n'; sleep 600""")
+        with Zellij([("guess", ["/bin/bash", "-c", script, go])]) as z:
             wait_for("working", lambda: "working" in (segment(z.bar(), "guess") or ""), timeout=15)
+            open(go, "w").close()
             seg = wait_for("guessed done", lambda: (s := segment(z.bar(), "guess")) and "done" in s and s, timeout=15)
             self.assertIn("✓?", seg, "a screen-only done is marked as a guess")
 

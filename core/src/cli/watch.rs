@@ -21,6 +21,7 @@ use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::Duration;
 use turnstile_core::protocol::PaneReport;
 use turnstile_core::transcript::{classify_tail, Classifier, TailOptions};
+use turnstile_core::Source;
 
 /// Exit code when another watcher already serves the session.
 pub const EXIT_ALREADY_RUNNING: i32 = 0;
@@ -267,19 +268,17 @@ fn changes_content(kind: &EventKind) -> bool {
 }
 
 /// Equal for the plugin: same states and candidates, same answer, and for
-/// turn ends the same evidence. A working turn moving to its next line is
-/// not pushed: every push starts a `zellij pipe` process.
+/// turn ends and session statuses the same evidence (a session that went
+/// busy and back to idle between two reads is a new idle: the turn it ran
+/// ended). A working turn moving to its next line is not pushed: every push
+/// starts a `zellij pipe` process.
 fn same_report(a: &PaneReport, b: &PaneReport) -> bool {
     let key = |r: &PaneReport| {
         r.verdicts
             .iter()
             .map(|v| {
-                (
-                    v.state,
-                    v.source,
-                    v.candidate,
-                    v.state.is_turn_end().then(|| v.key.clone()),
-                )
+                let evidence = v.state.is_turn_end() || v.source == Source::Session;
+                (v.state, v.source, v.candidate, evidence.then(|| v.key.clone()))
             })
             .collect::<Vec<_>>()
     };
