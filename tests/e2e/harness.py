@@ -48,7 +48,13 @@ class Zellij:
     """One sandboxed zellij session running `layout_body` in a tmux window."""
 
     def __init__(self, panes, plugin_config=None, cols=160, rows=45, tabs=None, with_plugin=True, extra_config="",
-                 before_start=None):
+                 before_start=None, layout_file=None, bar_row=0):
+        """`panes`: [(title, argv)] in a grid under the bar (or `tabs` of
+        them), or `layout_file`: a layout of the project, used as it is.
+        `before_start(self)` runs once the sandbox exists (it may change
+        `self.env`, e.g. PATH). `bar_row`: the screen row of the bar (negative:
+        from the bottom)."""
+        self.bar_row = bar_row
         self.with_plugin = with_plugin
         self.extra_config = extra_config
         self.dir = tempfile.mkdtemp(prefix="turnstile-e2e-")
@@ -63,9 +69,10 @@ class Zellij:
         self.plugin_config = {"host_command": turnstile_bin(), "poll_ms": "300", "idle_poll_ms": "1000",
                               "hidden_poll_ms": "500", **(plugin_config or {})}
         self._write_config()
-        self.layout = os.path.join(self.dir, "layout.kdl")
-        with open(self.layout, "w") as f:
-            f.write(self.layout_kdl(tabs or [panes]))
+        self.layout = layout_file or os.path.join(self.dir, "layout.kdl")
+        if not layout_file:
+            with open(self.layout, "w") as f:
+                f.write(self.layout_kdl(tabs or [panes]))
         self.env = {**os.environ, "HOME": self.home, "XDG_CACHE_HOME": os.path.join(self.dir, "cache"),
                     "XDG_CONFIG_HOME": os.path.join(self.dir, "config"), "TMPDIR": os.path.join(self.dir, "tmp"),
                     "SHELL": "/bin/bash"}
@@ -75,7 +82,7 @@ class Zellij:
             before_start(self)
         cmd = [self.zellij, "--config-dir", os.path.join(self.dir, "config"), "--new-session-with-layout", self.layout,
                "--session", self.session]
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.tmux, "-x", str(cols), "-y", str(rows),
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.tmux, "-x", str(cols), "-y", str(rows), "-c", self.work,
                         "env", *[f"{k}={v}" for k, v in self.env.items() if k in (
                             "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TMPDIR", "PATH", "SHELL")],
                         "TERM=xterm-256color", *cmd], check=True, env=self.env)
@@ -118,9 +125,12 @@ class Zellij:
         return subprocess.run(args, capture_output=True, text=True).stdout
 
     def bar(self):
-        """The bar row: the first line of the tmux screen (the bar pane is on top)."""
+        """The bar row (the first line of the screen unless the layout puts it elsewhere)."""
         lines = self.screen().splitlines()
-        return lines[0] if lines else ""
+        try:
+            return lines[self.bar_row]
+        except IndexError:
+            return ""
 
     def keys(self, *keys):
         """Types keys into the client, as a person would (tmux key names: M-r is Alt r)."""

@@ -3,13 +3,13 @@ Messages API (`fake_api.py`). Every scenario runs on 2.1.39 (`cli.js` on
 node) in the default test command; `RealClaudeNative` runs the same
 scenarios on the pinned native release when TURNSTILE_E2E_NATIVE=1 or
 TURNSTILE_E2E_HEAVY=1 (a ~400 MB download, cached)."""
-import json, os, sys, time, unittest
+import json, os, shlex, subprocess, sys, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, native_wanted, prepare_home
 from agents import ready as ready_screen
 from fake_api import FakeApi, current_prompt, user_texts
-from harness import Zellij, wait_for
+from harness import ROOT, Zellij, wait_for
 
 
 def pane_id(z, title):
@@ -156,19 +156,42 @@ class RealClaude(unittest.TestCase):
             ready(z, "planner", count=2)
             pane_id(z, "coder")
             type_prompt(z, "planner", "echo:PLAN-42 build the parser first")
+            self.assert_routed_once(z, "PLAN-42 build the parser first")
 
-            plan = "PLAN-42 build the parser first"
+    def test_the_projects_flows_layout_as_users_run_it(self):
+        """layouts/flows.kdl as shipped: `claude` and `turnstile` found on
+        PATH, the plugin put in place by scripts/install in the sandbox HOME."""
+        def install(z):
+            prepare_home(z.home, z.work, hooks=True)
+            bin_dir = os.path.join(z.dir, "bin")
+            os.makedirs(bin_dir)
+            with open(os.path.join(bin_dir, "claude"), "w") as f:
+                f.write("#!/bin/sh\nexec " + shlex.join(claude_argv(self.api, self.RELEASE)) + ' "$@"\n')
+            os.chmod(os.path.join(bin_dir, "claude"), 0o755)
+            toolchain = {k: os.environ.get(k, os.path.expanduser(d)) for k, d in (
+                ("CARGO_HOME", "~/.cargo"), ("RUSTUP_HOME", "~/.rustup"))}
+            subprocess.run([os.path.join(ROOT, "scripts", "install")], check=True, capture_output=True,
+                           env={**z.env, **toolchain, "PATH": os.environ["PATH"]})
+            z.env["PATH"] = os.pathsep.join([os.path.join(z.home, ".local", "share", "turnstile", "bin"), bin_dir,
+                                             z.env["PATH"]])
+        layout = os.path.join(ROOT, "layouts", "flows.kdl")
+        with Zellij(None, layout_file=layout, bar_row=-3, before_start=install) as z:  # bar above the status bar
+            ready(z, "planner", count=2)
+            pane_id(z, "coder")
+            type_prompt(z, "planner", "echo:PLAN-7 write the tests first")
+            self.assert_routed_once(z, "The planner's plan:\n\nPLAN-7 write the tests first")
 
-            def coder_requests():
-                """The coder's requests: their turn's prompt is the routed plan."""
-                return [r["body"] for r in self.api.requests() if r["body"].get("tools")
-                        and current_prompt(r["body"]) == plan]
-            wait_for("the coder's prompt reached the API", coder_requests, timeout=40)
-            wait_for("coder done", lambda: confirmed_done(z, "coder"), timeout=30)
-            time.sleep(2)  # not a step: the absence of a second delivery needs a moment to show
-            last = coder_requests()[-1]
-            sent = [t for m in last["messages"] if m.get("role") == "user" for t in user_texts(m) if "PLAN-42" in t]
-            self.assertEqual(sent, [plan], "the plan arrived exactly once, as it was written")
+    def assert_routed_once(self, z, routed):
+        """The coder's next prompt, as the fake API saw it, is `routed`, once."""
+        def coder_requests():
+            return [r["body"] for r in self.api.requests() if r["body"].get("tools")
+                    and current_prompt(r["body"]) == routed]
+        wait_for("the coder's prompt reached the API", coder_requests, timeout=40)
+        wait_for("coder done", lambda: confirmed_done(z, "coder"), timeout=30)
+        time.sleep(2)  # not a step: the absence of a second delivery needs a moment to show
+        messages = coder_requests()[-1]["messages"]
+        sent = [t for m in messages if m.get("role") == "user" for t in user_texts(m) if t == routed]
+        self.assertEqual(sent, [routed], "the answer arrived exactly once, as it was written")
 
     def test_background_agent_keeps_working_until_it_reports_back(self):
         with self.zellij([self.claude("agent")]) as z:
