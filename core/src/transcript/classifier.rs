@@ -36,6 +36,9 @@ struct Turn {
     ended: Option<State>,
     pending_tools: Vec<String>,
     background_agents: usize,
+    /// Tool calls counted in `background_agents` (not counted twice when
+    /// their result confirms the launch).
+    background_calls: Vec<String>,
     response: Response,
     end_marker: Option<&'static str>,
 }
@@ -166,7 +169,7 @@ impl Classifier {
             Event::Invalid(reason) => return self.note_invalid(pos, reason),
             Event::Prompt if late_prompt => self.on_late_prompt(),
             Event::Prompt => self.on_prompt(),
-            Event::ToolResults(ids) => self.on_tool_results(&ids),
+            Event::ToolResults { ids, launched_agent } => self.on_tool_results(&ids, launched_agent),
             Event::Interrupt => self.on_end(State::Interrupted, "the user interrupted the turn"),
             Event::ApiError(text) => self.on_end(State::Failed, &format!("API error: {}", first_line(&text))),
             Event::TaskNotification => self.on_task_notification(),
@@ -210,9 +213,19 @@ impl Classifier {
         Some("user prompt: a turn started".into())
     }
 
-    fn on_tool_results(&mut self, ids: &[String]) -> Option<String> {
-        self.turn.started = true;
-        self.turn.pending_tools.retain(|p| !ids.contains(p));
+    fn on_tool_results(&mut self, ids: &[String], launched_agent: bool) -> Option<String> {
+        let turn = &mut self.turn;
+        turn.started = true;
+        turn.pending_tools.retain(|p| !ids.contains(p));
+        if launched_agent {
+            // New releases may put an agent in the background on their own.
+            for id in ids {
+                if !turn.background_calls.contains(id) {
+                    turn.background_calls.push(id.clone());
+                    turn.background_agents += 1;
+                }
+            }
+        }
         Some(format!("{} tool result(s) returned to the model", ids.len()))
     }
 
@@ -252,7 +265,10 @@ impl Classifier {
         }
         for tool in part.tool_uses {
             response.has_tool_use = true;
-            turn.background_agents += usize::from(tool.background_agent);
+            if tool.background_agent {
+                turn.background_agents += 1;
+                turn.background_calls.push(tool.id.clone());
+            }
             turn.pending_tools.push(tool.id);
         }
         Some(if response.has_tool_use {
@@ -485,6 +501,24 @@ mod tests {
             (v.state, v.answer.as_deref()),
             (State::Done, Some("The agent found it."))
         );
+    }
+
+    #[test]
+    fn an_agent_the_release_put_in_the_background_counts_once() {
+        let call = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"a1","name":"Agent","input":{"prompt":"x"}}],"stop_reason":"tool_use"}}"#;
+        let launched = r#"{"type":"user","toolUseResult":{"isAsync":true,"status":"async_launched"},"message":{"content":[{"type":"tool_result","tool_use_id":"a1","content":"Async agent launched successfully."}]}}"#;
+        let answer = r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"Started."}],"stop_reason":"end_turn"}}"#;
+        let v = run(&[PROMPT, call, launched, answer]);
+        assert_eq!((v.state, v.background_agents), (State::Working, 1));
+        let asked = call.replace(
+            r#""input":{"prompt":"x"}"#,
+            r#""input":{"prompt":"x","run_in_background":true}"#,
+        );
+        let v = run(&[PROMPT, &asked, launched, answer]);
+        assert_eq!(v.background_agents, 1, "asked for and confirmed: one agent");
+        let note = r#"{"type":"user","message":{"content":"<task-notification>done</task-notification>"}}"#;
+        let done = r#"{"type":"assistant","message":{"id":"m3","content":[{"type":"text","text":"Reported."}],"stop_reason":"end_turn"}}"#;
+        assert_eq!(run(&[PROMPT, call, launched, answer, note, done]).state, State::Done);
     }
 
     #[test]

@@ -39,8 +39,15 @@ pub enum Event {
     Invalid(String),
     /// A real user prompt: a new turn starts.
     Prompt,
-    /// Tool results came back (ids of the tool calls they answer).
-    ToolResults(Vec<String>),
+    /// Tool results came back.
+    ToolResults {
+        /// Ids of the tool calls they answer.
+        ids: Vec<String>,
+        /// The result says a sub-agent was launched asynchronously
+        /// (`toolUseResult.status: "async_launched"`): it reports back later,
+        /// even when the call did not ask for the background.
+        launched_agent: bool,
+    },
     /// The user interrupted the turn.
     Interrupt,
     /// A background task reported back: the turn goes on.
@@ -196,6 +203,7 @@ fn event_of(kind: &str, line: &Value) -> Event {
 #[derive(Default)]
 struct UserParts {
     tool_results: Vec<String>,
+    launched_agent: bool,
     prompt_text: bool,
     interrupt: bool,
     notification: bool,
@@ -236,7 +244,10 @@ impl UserParts {
         } else if self.notification {
             Event::TaskNotification
         } else if !self.tool_results.is_empty() {
-            Event::ToolResults(self.tool_results)
+            Event::ToolResults {
+                ids: self.tool_results,
+                launched_agent: self.launched_agent,
+            }
         } else {
             Event::Ignored("local command or empty user line")
         }
@@ -247,13 +258,24 @@ fn user_event(line: &Value) -> Event {
     if flag(line, "isMeta") || flag(line, "isCompactSummary") {
         return Event::Ignored("meta user line");
     }
-    let mut parts = UserParts::default();
+    let mut parts = UserParts {
+        launched_agent: is_async_launch(line),
+        ..UserParts::default()
+    };
     match line.pointer("/message/content") {
         Some(Value::String(text)) => parts.note_text(text),
         Some(Value::Array(blocks)) => blocks.iter().for_each(|b| parts.note_block(b)),
         _ => return Event::Ignored("user line without content"),
     }
     parts.into_event()
+}
+
+/// `toolUseResult` of an Agent/Task call that went to the background.
+fn is_async_launch(line: &Value) -> bool {
+    let Some(result) = line.get("toolUseResult") else {
+        return false;
+    };
+    flag(result, "isAsync") || result.get("status").and_then(Value::as_str) == Some("async_launched")
 }
 
 fn assistant_event(line: &Value) -> Event {
@@ -387,7 +409,13 @@ mod tests {
     #[test]
     fn tool_result_line_is_not_a_prompt() {
         let l = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}"#;
-        assert_eq!(event(l), Event::ToolResults(vec!["t1".into()]));
+        assert_eq!(
+            event(l),
+            Event::ToolResults {
+                ids: vec!["t1".into()],
+                launched_agent: false
+            }
+        );
     }
 
     #[test]
