@@ -12,7 +12,11 @@ the first one are free, e.g. a tag):
                    result: "Done: slept Ns."
 - `slow:N`      -> an answer streamed word by word over N seconds
 - `perm:`       -> a Bash call that needs permission in ask mode (`touch
-                   approved.txt`); after the result: "Done: created the file."
+                   approved.txt`); after the result, streamed over ~2 s:
+                   "Done: created the file, as you approved."
+- `agent:N`     -> "Delegating to a sub-agent." + an Agent/Task tool call whose
+                   sub-agent runs `sleep N` and answers; then "The sub-agent
+                   finished: all done."
 - `bg:N`        -> "Starting a background agent." + an Agent/Task tool call with
                    `run_in_background: true` whose sub-agent runs `sleep N`;
                    after the launch: "Started it; it will report back."; after
@@ -65,6 +69,16 @@ def current_prompt(body):
     return ""
 
 
+def agent_call(body, arg, background):
+    """An Agent (new releases) or Task (old) tool call whose sub-agent runs `subtask:ARG`."""
+    names = {t.get("name") for t in body.get("tools") or []}
+    agent = {"description": "Background sleep" if background else "Sleep", "prompt": f"subtask:{arg}",
+             "subagent_type": "general-purpose"}
+    if background:
+        agent["run_in_background"] = True
+    return ("Agent" if "Agent" in names else "Task", agent)
+
+
 def prompt_arg(prompt):
     """`tool:3 tag` -> "3"."""
     rest = prompt.split(":", 1)[1] if ":" in prompt else ""
@@ -107,6 +121,12 @@ class FakeApi:
         """Answers that ended a turn of `prompt` (end_turn or an HTTP error)."""
         with self.lock:
             return [a for a in self.answers if a["prompt"] == prompt and a["stop"] != "tool_use"]
+
+    def answer_after(self, prompt, subtask):
+        """The first answer to `prompt` after the sub-agent answered `subtask`
+        (new releases may put the sub-agent in the background and answer first)."""
+        sub = self.finished(subtask)
+        return sub and next((a for a in self.finished(prompt) if a["t"] > sub[0]["t"]), None)
 
     def next_id(self):
         with self.lock:
@@ -169,11 +189,13 @@ class FakeApi:
                 if verb == "bg" and kind == "tool_result":
                     return self.stream(body, [("text", "Started it; it will report back.")], "end_turn")
                 if verb == "bg":
-                    names = {t.get("name") for t in body.get("tools") or []}
-                    agent = {"description": "Background sleep", "prompt": f"subtask:{arg}",
-                             "subagent_type": "general-purpose", "run_in_background": True}
-                    tool = ("Agent" if "Agent" in names else "Task", agent)
+                    tool = agent_call(body, arg, background=True)
                     return self.stream(body, [("text", "Starting a background agent."), ("tool_use", tool)], "tool_use")
+                if verb == "agent" and kind == "tool_result":
+                    return self.stream(body, [("text", "The sub-agent finished: all done.")], "end_turn")
+                if verb == "agent":
+                    tool = agent_call(body, arg, background=False)
+                    return self.stream(body, [("text", "Delegating to a sub-agent."), ("tool_use", tool)], "tool_use")
                 if verb == "subtask" and kind == "tool_result":
                     return self.stream(body, [("text", f"Subtask finished after {arg}s.")], "end_turn")
                 if verb in ("tool", "subtask") and kind == "tool_result":
@@ -181,8 +203,9 @@ class FakeApi:
                 if verb in ("tool", "subtask"):
                     tool = ("Bash", {"command": f"sleep {arg}", "description": "Sleep"})
                     return self.stream(body, [("text", "Running it."), ("tool_use", tool)], "tool_use")
-                if verb == "perm" and kind == "tool_result":
-                    return self.stream(body, [("text", "Done: created the file.")], "end_turn")
+                if verb == "perm" and kind == "tool_result":  # slowly: the turn visibly goes on after approval
+                    return self.stream(body, [("text", "Done: created the file, as you approved.")], "end_turn",
+                                       pace=0.3)
                 if verb == "perm":
                     tool = ("Bash", {"command": "touch approved.txt", "description": "Create a file"})
                     return self.stream(body, [("text", "Creating it."), ("tool_use", tool)], "tool_use")

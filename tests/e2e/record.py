@@ -222,6 +222,11 @@ def background(r):
         a["text"] == "The background agent reported back." for a in r.api.finished("bg:8")), timeout=90)
 
 
+def subagent(r):
+    r.prompt("agent:4")
+    wait_for("the main answer after the sub-agent's", lambda: r.api.answer_after("agent:4", "subtask:4"), timeout=90)
+
+
 def slow(r):
     r.prompt("slow:6")
     r.until_answered("slow:6", timeout=60)
@@ -239,6 +244,7 @@ SCENARIOS = {
     "perm": (perm, "ask mode: a Bash call waits for permission, approved after 3 s", {"ask": True, "hooks": True}),
     "background": (background, "a background agent (sleep 8) launched; the turn ends when it reports back",
                    {"hooks": True}),
+    "subagent": (subagent, "a sub-agent (Agent/Task tool) runs `sleep 4`, then the main answer", {"hooks": True}),
     "slow": (slow, "an answer streamed word by word over 6 s", {}),
 }
 

@@ -148,6 +148,7 @@ class RealClaude(unittest.TestCase):
                 z.action("write", "--pane-id", f"terminal_{pane_id(z, 'asker')}", "13")
                 return wait_for("the dialog gone", lambda: "Do you want to proceed?" not in z.screen(), timeout=1.5)
             wait_for("approved", lambda: self.attempt(approve), timeout=10, interval=0)
+            wait_for("working after approval", lambda: bar_state(z, "asker", "working"), timeout=2)
             wait_for("confirmed done after approval", lambda: confirmed_done(z, "asker"), timeout=30)
 
     def test_flow_planner_answer_is_the_coders_next_prompt_once(self):
@@ -192,6 +193,21 @@ class RealClaude(unittest.TestCase):
         messages = coder_requests()[-1]["messages"]
         sent = [t for m in messages if m.get("role") == "user" for t in user_texts(m) if t == routed]
         self.assertEqual(sent, [routed], "the answer arrived exactly once, as it was written")
+
+    def test_sub_agent_turn_is_working_until_the_main_answer(self):
+        with self.zellij([self.claude("agent")]) as z:
+            ready(z, "agent")
+            type_prompt(z, "agent", "agent:3")
+            samples = []
+
+            def answered():
+                samples.append((time.time(), segment(z, "agent") or ""))
+                return self.api.answer_after("agent:3", "subtask:3")
+            end = wait_for("the main answer after the sub-agent's", answered, timeout=40, interval=0.1)
+            early = [(round(end["t"] - t, 3), seg) for t, seg in samples if t < end["t"] and "done" in seg]
+            self.assertFalse(early, "done shown while the sub-agent ran")
+            self.assertTrue([seg for t, seg in samples if "working" in seg], "working shown meanwhile")
+            wait_for("confirmed done", lambda: confirmed_done(z, "agent"), timeout=30)
 
     def test_background_agent_keeps_working_until_it_reports_back(self):
         with self.zellij([self.claude("agent")]) as z:
