@@ -91,6 +91,7 @@ class FakeApi:
         self.counter = 0
         self.lock = threading.Lock()
         self.answers = []
+        self.prompts = []  # the turn prompt of every main-conversation request
         handler = self._handler()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.port = self.server.server_address[1]
@@ -121,6 +122,16 @@ class FakeApi:
         """Answers that ended a turn of `prompt` (end_turn or an HTTP error)."""
         with self.lock:
             return [a for a in self.answers if a["prompt"] == prompt and a["stop"] != "tool_use"]
+
+    def seen_at(self, text):
+        """When a main-conversation request whose prompt contains `text` first came (or None)."""
+        with self.lock:
+            return next((t for t, p in self.prompts if text in p), None)
+
+    def finished_with(self, text):
+        """Turn-ending answers to prompts that contain `text` (e.g. a tag)."""
+        with self.lock:
+            return [a for a in self.answers if text in (a["prompt"] or "") and a["stop"] != "tool_use"]
 
     def answer_after(self, prompt, subtask):
         """The first answer to `prompt` after the sub-agent answered `subtask`
@@ -160,6 +171,8 @@ class FakeApi:
                 with api.lock:
                     with open(api.record_path, "a") as f:
                         f.write(json.dumps({"t": time.time(), "path": self.path, "body": body}) + "\n")
+                    if body.get("tools"):
+                        api.prompts.append((time.time(), current_prompt(body)))
                 if "count_tokens" in self.path:
                     return self.send_json(200, {"input_tokens": 10})
                 if not self.path.startswith("/v1/messages"):

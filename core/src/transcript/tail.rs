@@ -145,7 +145,7 @@ fn prompt_line<R: Read + Seek>(
 
 /// How far before a prompt its answers may have been written (old releases
 /// flush a session's first prompt after the lines that answer it).
-const LATE_PROMPT_BYTES: u64 = 256 << 10;
+const LATE_PROMPT_BYTES: u64 = 64 << 10;
 
 /// When the prompt at `prompt_start` was written late, the start of the
 /// first line that answers it (the turn's real start in the file).
