@@ -28,7 +28,7 @@ the first one are free, e.g. a tag):
 Requests that are not the main conversation (titles, summaries, quota
 checks) get a short plain answer.
 """
-import json, threading, time
+import json, os, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -102,9 +102,14 @@ class FakeApi:
     def url(self):
         return f"http://127.0.0.1:{self.port}"
 
-    def close(self):
+    def close(self, remove_log=False):
         self.server.shutdown()
         self.server.server_close()
+        if remove_log:
+            try:
+                os.unlink(self.record_path)
+            except OSError:
+                pass
 
     def requests(self):
         try:

@@ -32,6 +32,29 @@ class Timeout(AssertionError):
     pass
 
 
+def processes_with_home(home):
+    """Pids of the processes whose HOME is `home` (a sandbox's agents, hooks, watcher)."""
+    needle = f"HOME={home}\0".encode()
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if needle in f.read():
+                    pids.append(int(pid))
+        except OSError:
+            continue
+    return pids
+
+
+def remove_sandbox(folder, home):
+    """Removes a sandbox once its processes are gone (exiting agents still write into it)."""
+    try:
+        wait_for("the sandbox's processes to exit", lambda: not processes_with_home(home), timeout=5)
+    except Timeout:
+        pass
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def wait_for(what, probe, timeout=20.0, interval=0.1):
     """Polls `probe` until it returns a truthy value; raises with the last value seen."""
     deadline = time.monotonic() + timeout
@@ -179,7 +202,8 @@ class Zellij:
                        stdin=subprocess.DEVNULL, timeout=20)
         subprocess.run(["tmux", "kill-session", "-t", self.tmux], capture_output=True)
         if not os.environ.get("TURNSTILE_KEEP"):
-            shutil.rmtree(self.dir, ignore_errors=True)
+            # Agents and hooks still write into the sandbox while they exit.
+            remove_sandbox(self.dir, self.home)
 
     def __enter__(self):
         return self

@@ -15,13 +15,13 @@ the transcript and every change of `~/.claude/sessions/<pid>.json`; with
 truth.json is a *draft* built from what the fake API answered and the
 transcript's structure (never from turnstile's classifier): check it by eye
 (`turnstile replay DIR`, the frames, the transcript) before committing."""
-import argparse, glob, json, os, re, shutil, subprocess, sys, tempfile, threading, time
+import argparse, glob, json, os, re, subprocess, sys, tempfile, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from agents import claude_command, claude_env, permission_args, prepare_home, ready  # noqa: E402
 from fake_api import FakeApi  # noqa: E402
-from harness import FIXTURES, wait_for  # noqa: E402
+from harness import FIXTURES, remove_sandbox, wait_for  # noqa: E402
 
 COLS, ROWS, SAMPLE = 120, 40, 0.1
 HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "PermissionRequest",
@@ -438,7 +438,7 @@ def main():
     out = args.out or os.path.join(FIXTURES, name)
     truth = write_fixture(rec, out, name, args.scenario, what)
     if not os.environ.get("TURNSTILE_KEEP"):
-        shutil.rmtree(rec.dir, ignore_errors=True)
+        remove_sandbox(rec.dir, rec.home)
     print(json.dumps({"fixture": out, "turns": truth["turns"]}, indent=1, ensure_ascii=False))
     print(f"recorded {out}: check truth.json by eye, then set checked_by_eye", file=sys.stderr)
 

@@ -35,8 +35,10 @@ def type_prompt(z, title, text):
 
 def ready(z, title, count=1):
     """Claude Code drew its input box and its footer (in `count` panes)."""
-    wait_for(f"{title} ready", lambda: ready_screen(z.screen()) and z.screen().count("bypass permissions") >= count
-             if count > 1 else ready_screen(z.screen()), timeout=60)
+    def drawn():
+        screen = z.screen()
+        return ready_screen(screen) and (count == 1 or screen.count("bypass permissions") >= count)
+    wait_for(f"{title} ready", drawn, timeout=60)
     return pane_id(z, title)
 
 
@@ -62,7 +64,7 @@ class RealClaude(unittest.TestCase):
         self.api = FakeApi(os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fake-api-{os.getpid()}-{time.time()}.jsonl"))
 
     def tearDown(self):
-        self.api.close()
+        self.api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
 
     @staticmethod
     def attempt(step):
