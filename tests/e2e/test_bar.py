@@ -274,13 +274,13 @@ class ScreenOnly(unittest.TestCase):
             self.assertIn("working", segment(z.bar(), "scroller") or "")
 
     def test_banner_on_screen_flips_to_an_unconfirmed_done(self):
-        go = os.path.join(tempfile.mkdtemp(prefix="turnstile-go-"), "go")
         # The spinner stays until the test saw it (the bar may load later than the pane).
         script = (r"""printf '\342\234\275 Pondering\342\200\246 (1s)'; while [ ! -e "$0" ]; do sleep 0.1; done; """
                   r"""printf '\r\342\234\273 Zorbled for 2s \302\267 done 9:41 AM\n'; sleep 600""")
-        with Zellij([("guess", ["/bin/bash", "-c", script, go])]) as z:
+        with tempfile.TemporaryDirectory(prefix="turnstile-go-") as tmp, \
+                Zellij([("guess", ["/bin/bash", "-c", script, os.path.join(tmp, "go")])]) as z:
             wait_for("working", lambda: "working" in (segment(z.bar(), "guess") or ""), timeout=15)
-            open(go, "w").close()
+            open(os.path.join(tmp, "go"), "w").close()
             seg = wait_for("guessed done", lambda: (s := segment(z.bar(), "guess")) and "done" in s and s, timeout=15)
             self.assertIn("✓?", seg, "a screen-only done is marked as a guess")
 
