@@ -273,7 +273,7 @@ def texts_of(obj):
 
 
 def find_line(lines, start, pred):
-    return next((i for i in range(start, len(lines)) if lines[i][2] is not None and pred(lines[i][2])), None)
+    return next((i for i in range(start, len(lines)) if is_line(lines, i, pred)), None)
 
 
 def frame_time_of_bytes(growth, offset):
@@ -294,51 +294,64 @@ def first_quiet_frame(frames, after):
     return None
 
 
-def draft_turn(rec, lines, prompt_event, next_prompt_t, start_line):
-    prompt, t = prompt_event["prompt"], prompt_event["t"]
-    p = find_line(lines, start_line, lambda o: o.get("type") == "user" and any(
+def is_line(lines, i, pred):
+    return lines[i][2] is not None and pred(lines[i][2])
+
+
+def prompt_line(lines, start_line, prompt):
+    """The user line holding `prompt`, from `start_line` on."""
+    return find_line(lines, start_line, lambda o: o.get("type") == "user" and any(
         x.strip() == prompt for x in texts_of(o)))
-    turn = {"prompt": prompt, "prompt_t": t, "prompt_line": p, "prompt_offset": lines[p][0] if p is not None else None,
-            "prompt_end": lines[p][1] if p is not None else None}
-    escaped = any("key" in e and e["key"] == "Escape" and t < e["t"] < next_prompt_t for e in rec.events)
+
+
+def draft_outcome(rec, lines, window, prompt, t, next_prompt_t):
+    """(outcome, outcome line or None, when it was over for the fake/the keys, answer) of one turn,
+    from what the fake answered and the keys sent — never from turnstile."""
+    if any(e.get("key") == "Escape" and t < e["t"] < next_prompt_t for e in rec.events):
+        marker = next((i for i in window if is_line(lines, i, lambda o: o.get("type") == "user" and any(
+            x.startswith("[Request interrupted by user") for x in texts_of(o)))), None)
+        pressed = next(e["t"] for e in rec.events if e.get("key") == "Escape" and e["t"] > t)
+        return "interrupted", marker, pressed, None
     answers = [a for a in rec.api.answers if a["prompt"] == prompt and a["t"] - rec.t0 >= t - 1]
     final = next((a for a in reversed(answers) if a["stop"] == "end_turn"), None)
+    if final is None:
+        error = next((i for i in window if is_line(lines, i, lambda o: o.get("isApiErrorMessage"))), None)
+        return "failed", error, (answers[-1]["t"] - rec.t0) if answers else t, None
+    line = next((i for i in reversed(window) if is_line(lines, i, lambda o: o.get("type") == "assistant" and
+                                                        final["text"] in texts_of(o))), None)
+    return "done", line, final["t"] - rec.t0, final["text"]
+
+
+def confirm_line(lines, outcome_line, end):
+    """A later `turn_duration` / `stop_hook_summary` line of the same turn."""
+    return next((i for i in range(outcome_line + 1, end) if is_line(lines, i, lambda o: o.get("type") == "system"
+                 and o.get("subtype") in ("turn_duration", "stop_hook_summary"))), None)
+
+
+def draft_turn(rec, lines, prompt_event, next_prompt_t, start_line):
+    """The truth of one turn (the shared fixtures' fields) and the line where the next turn's search starts."""
+    prompt, t = prompt_event["prompt"], prompt_event["t"]
+    p = prompt_line(lines, start_line, prompt)
+    later = [e["prompt"] for e in rec.events if "prompt" in e and e["t"] > t]
     end = find_line(lines, (p or 0) + 1, lambda o: o.get("type") == "user" and any(
-        x.strip() == e["prompt"] for e in rec.events if e.get("t", 0) > t and "prompt" in e for x in texts_of(o)))
+        x.strip() in later for x in texts_of(o)))
     end = len(lines) if end is None else end
-    window = range((p or 0) + 1, end)
-    if escaped:
-        turn["outcome"] = "interrupted"
-        o = next((i for i in window if lines[i][2] and lines[i][2].get("type") == "user" and any(
-            x.startswith("[Request interrupted by user") for x in texts_of(lines[i][2]))), None)
-        over_after = next(e["t"] for e in rec.events if e.get("key") == "Escape" and e["t"] > t)
-        answer = None
-    elif final is None:
-        turn["outcome"] = "failed"
-        o = next((i for i in window if lines[i][2] and lines[i][2].get("isApiErrorMessage")), None)
-        over_after = (answers[-1]["t"] - rec.t0) if answers else t
-        answer = None
-    else:
-        turn["outcome"] = "done"
-        o = next((i for i in reversed(window) if lines[i][2] and lines[i][2].get("type") == "assistant" and
-                  final["text"] in texts_of(lines[i][2])), None)
-        over_after = final["t"] - rec.t0
-        answer = final["text"]
-    turn.update(outcome_line=o, outcome_offset=lines[o][1] if o is not None else None)
+    outcome, o, over_after, answer = draft_outcome(rec, lines, range((p or 0) + 1, end), prompt, t, next_prompt_t)
+    turn = {"prompt": prompt, "prompt_t": t, "prompt_line": p, "prompt_offset": lines[p][0] if p is not None else None,
+            "prompt_end": lines[p][1] if p is not None else None, "outcome": outcome, "outcome_line": o,
+            "outcome_offset": lines[o][1] if o is not None else None}
     if o is None:
         turn["transcript_silent"] = True
-    elif turn["outcome"] == "done":
-        c = next((i for i in range(o + 1, end) if lines[i][2] and lines[i][2].get("type") == "system" and
-                  lines[i][2].get("subtype") in ("turn_duration", "stop_hook_summary")), None)
+    else:
+        turn["transcript_outcome_t"] = frame_time_of_bytes(rec.growth, lines[o][1])
+        c = confirm_line(lines, o, end) if outcome == "done" else None
         if c is not None:
-            turn.update(confirm_line=c, confirm_offset=lines[c][1])
-            turn["transcript_confirm_t"] = frame_time_of_bytes(rec.growth, lines[c][1])
+            turn.update(confirm_line=c, confirm_offset=lines[c][1],
+                        transcript_confirm_t=frame_time_of_bytes(rec.growth, lines[c][1]))
     waiting = waiting_intervals(rec.frames, t, next_prompt_t)
     if waiting:
         turn["waiting"] = waiting
     turn["screen_over_t"] = first_quiet_frame(rec.frames, max(over_after, waiting[-1]["t_end"] if waiting else 0))
-    if o is not None:
-        turn["transcript_outcome_t"] = frame_time_of_bytes(rec.growth, lines[o][1])
     turn["answer"] = answer
     return turn, end
 
