@@ -12,7 +12,7 @@ the first one are free, e.g. a tag):
                    result: "Done: slept Ns."
 - `slow:N`      -> an answer streamed word by word over N seconds
 - `perm:`       -> a Bash call that needs permission in ask mode (`touch
-                   approved.txt`); after the result, streamed over ~2 s:
+                   approved.txt`); after the result, streamed over ~3.5 s:
                    "Done: created the file, as you approved."
 - `agent:N`     -> "Delegating to a sub-agent." + an Agent/Task tool call whose
                    sub-agent runs `sleep N` and answers; then "The sub-agent
@@ -223,7 +223,7 @@ class FakeApi:
                     return self.stream(body, [("text", "Running it."), ("tool_use", tool)], "tool_use")
                 if verb == "perm" and kind == "tool_result":  # slowly: the turn visibly goes on after approval
                     return self.stream(body, [("text", "Done: created the file, as you approved.")], "end_turn",
-                                       pace=0.3)
+                                       pace=0.5)
                 if verb == "perm":
                     tool = ("Bash", {"command": "touch approved.txt", "description": "Create a file"})
                     return self.stream(body, [("text", "Creating it."), ("tool_use", tool)], "tool_use")

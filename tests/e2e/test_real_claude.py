@@ -150,7 +150,7 @@ class RealClaude(unittest.TestCase):
                 z.action("write", "--pane-id", f"terminal_{pane_id(z, 'asker')}", "13")
                 return wait_for("the dialog gone", lambda: "Do you want to proceed?" not in z.screen(), timeout=1.5)
             wait_for("approved", lambda: self.attempt(approve), timeout=10, interval=0)
-            wait_for("working after approval", lambda: bar_state(z, "asker", "working"), timeout=2)
+            wait_for("working after approval", lambda: bar_state(z, "asker", "working"), timeout=3)
             wait_for("confirmed done after approval", lambda: confirmed_done(z, "asker"), timeout=30)
 
     def test_flow_planner_answer_is_the_coders_next_prompt_once(self):
