@@ -23,6 +23,8 @@ the first one are free, e.g. a tag):
                    the `<task-notification>`: "The background agent reported back."
 - `fail:400`    -> HTTP 400 (prompt too long)
 - `fail:529`    -> HTTP 529 (overloaded), every time: retries run out
+- `long:N`      -> an N-line markdown answer with banner-shaped prose in it,
+                   streamed word by word
 - `echo:TEXT`   -> TEXT
 - anything else -> "Hello from the fake model."
 Requests that are not the main conversation (titles, summaries, quota
@@ -67,6 +69,19 @@ def current_prompt(body):
         if texts:
             return texts[-1]
     return ""
+
+
+def long_answer(lines):
+    """A long markdown answer with banner-shaped prose in it (no spinner glyph)."""
+    out = ["# Report", ""]
+    for i in range(lines):
+        if i % 10 == 3:
+            out.append(f"    Worked for {i}s on part {i}, then moved on · done {i}:00 AM")
+        elif i % 10 == 7:
+            out.append(f"- Cooked for {i}s: the step that baked the cache")
+        else:
+            out.append(f"Line {i}: the parser handles case {i} and its edge cases.")
+    return "\n".join(out + ["", "That is the whole report."])
 
 
 def agent_call(body, arg, background):
@@ -231,6 +246,9 @@ class FakeApi:
                     words = [f"word{i}" for i in range(max(1, int(float(arg) * 4)))]
                     return self.stream(body, [("text", "Streaming slowly: " + " ".join(words) + ".")], "end_turn",
                                        pace=0.25)
+                if verb == "long":
+                    return self.stream(body, [("text", long_answer(int(arg) if arg.isdigit() else 40))], "end_turn",
+                                       pace=0.02)
                 if verb == "echo":
                     return self.stream(body, [("text", prompt[5:].strip())], "end_turn")
                 self.stream(body, [("text", "Hello from the fake model.")], "end_turn")

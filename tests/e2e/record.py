@@ -227,6 +227,11 @@ def subagent(r):
     wait_for("the main answer after the sub-agent's", lambda: r.api.answer_after("agent:4", "subtask:4"), timeout=90)
 
 
+def long(r):
+    r.prompt("long:60")
+    r.until_answered("long:60", timeout=90)
+
+
 def slow(r):
     r.prompt("slow:6")
     r.until_answered("slow:6", timeout=60)
@@ -246,6 +251,7 @@ SCENARIOS = {
                    {"hooks": True}),
     "subagent": (subagent, "a sub-agent (Agent/Task tool) runs `sleep 4`, then the main answer", {"hooks": True}),
     "slow": (slow, "an answer streamed word by word over 6 s", {}),
+    "long": (long, "a 60-line answer with banner-shaped prose (`Worked for 3s … · done`), streamed", {}),
 }
 
 
