@@ -74,6 +74,21 @@ class RealClaude(unittest.TestCase):
         except AssertionError:
             return False
 
+    def assert_working_until(self, z, title, what, real_end, timeout=40):
+        """Samples the pane's segment until `real_end()` (the fake API's answer
+        that really ends the turn) returns it: no sample before it shows done,
+        some show working; then the bar must show a confirmed done."""
+        samples = []
+
+        def ended():
+            samples.append((time.time(), segment(z, title) or ""))
+            return real_end()
+        end = wait_for(what, ended, timeout=timeout, interval=0.05)
+        early = [(round(end["t"] - t, 3), seg) for t, seg in samples if t < end["t"] and "done" in seg]
+        self.assertFalse(early, f"done shown before {what}")
+        self.assertTrue([seg for t, seg in samples if "working" in seg], "working shown meanwhile")
+        wait_for("confirmed done", lambda: confirmed_done(z, title), timeout=30)
+
     def claude(self, name, ask=False, retries=1):
         """A pane running Claude Code of this class's release."""
         return (name, claude_argv(self.api, self.RELEASE, ask=ask, retries=retries))
@@ -86,17 +101,8 @@ class RealClaude(unittest.TestCase):
         with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
             type_prompt(z, "agent", "tool:3")
-            samples = []
-
-            def sample(probe):
-                samples.append((time.time(), segment(z, "agent") or ""))
-                return probe(samples[-1][1])
-            wait_for("working", lambda: sample(lambda seg: "working" in seg), timeout=20, interval=0.05)
-            end = wait_for("the final answer", lambda: sample(lambda seg: None) or next(iter(
-                self.api.finished("tool:3")), None), timeout=30, interval=0.05)
-            wait_for("confirmed done", lambda: sample(is_confirmed_done), timeout=10)
-            early = [(round(end["t"] - t, 3), seg) for t, seg in samples if t < end["t"] and "done" in seg]
-            self.assertFalse(early, "done shown before the final answer")
+            self.assert_working_until(z, "agent", "the final answer",
+                                      lambda: next(iter(self.api.finished("tool:3")), None))
             bodies = [r["body"] for r in self.api.requests() if r["path"].startswith("/v1/messages") and r["body"].get("tools")]
             self.assertTrue(any("tool_result" in json.dumps(b.get("messages", [])[-1:]) for b in bodies))
 
@@ -200,16 +206,15 @@ class RealClaude(unittest.TestCase):
         with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
             type_prompt(z, "agent", "agent:3")
-            samples = []
+            self.assert_working_until(z, "agent", "the main answer after the sub-agent's",
+                                      lambda: self.api.answer_after("agent:3", "subtask:3"))
 
-            def answered():
-                samples.append((time.time(), segment(z, "agent") or ""))
-                return self.api.answer_after("agent:3", "subtask:3")
-            end = wait_for("the main answer after the sub-agent's", answered, timeout=40, interval=0.1)
-            early = [(round(end["t"] - t, 3), seg) for t, seg in samples if t < end["t"] and "done" in seg]
-            self.assertFalse(early, "done shown while the sub-agent ran")
-            self.assertTrue([seg for t, seg in samples if "working" in seg], "working shown meanwhile")
-            wait_for("confirmed done", lambda: confirmed_done(z, "agent"), timeout=30)
+    def test_long_streamed_answer_with_banner_shaped_prose_is_never_done_early(self):
+        with self.zellij([self.claude("agent")]) as z:
+            ready(z, "agent")
+            type_prompt(z, "agent", "long:60")
+            self.assert_working_until(z, "agent", "the whole answer",
+                                      lambda: next(iter(self.api.finished("long:60")), None))
 
     def test_background_agent_keeps_working_until_it_reports_back(self):
         with self.zellij([self.claude("agent")]) as z:
@@ -217,16 +222,8 @@ class RealClaude(unittest.TestCase):
             type_prompt(z, "agent", "bg:6")
             wait_for("the main turn launched the agent and answered", lambda: next((
                 a for a in self.api.finished("bg:6") if a["text"].startswith("Started it")), None), timeout=30)
-            samples = []
-
-            def reported():
-                samples.append((time.time(), segment(z, "agent") or ""))
-                return next((a for a in self.api.finished("bg:6") if "reported back" in (a["text"] or "")), None)
-            back = wait_for("the agent reported back", reported, timeout=60, interval=0.1)
-            early = [(round(back["t"] - t, 3), seg) for t, seg in samples if t < back["t"] and "done" in seg]
-            self.assertFalse(early, "done shown while the background agent still ran")
-            self.assertTrue([seg for t, seg in samples if "working" in seg], "working shown meanwhile")
-            wait_for("confirmed done after the report", lambda: confirmed_done(z, "agent"), timeout=30)
+            self.assert_working_until(z, "agent", "the agent reported back", lambda: next(
+                (a for a in self.api.finished("bg:6") if "reported back" in (a["text"] or "")), None), timeout=60)
 
 
 @unittest.skipUnless(native_wanted(), "native release: set TURNSTILE_E2E_NATIVE=1 or TURNSTILE_E2E_HEAVY=1")
