@@ -19,7 +19,7 @@ import argparse, glob, json, os, re, subprocess, sys, tempfile, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from agents import claude_command, claude_env, permission_args, prepare_home, ready  # noqa: E402
+from agents import RELEASES, claude_command, claude_env, permission_args, prepare_home, ready  # noqa: E402
 from fake_api import FakeApi  # noqa: E402
 from harness import FIXTURES, remove_sandbox, wait_for  # noqa: E402
 
@@ -435,7 +435,7 @@ def write_fixture(rec, out, name, scenario, notes):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenario", nargs="?", choices=sorted(SCENARIOS))
-    ap.add_argument("--release", choices=("legacy", "native"), default="native")
+    ap.add_argument("--release", choices=RELEASES, default="native")
     ap.add_argument("--hooks", action="store_true", help="log every hook event (some scenarios always do)")
     ap.add_argument("--out", help="fixture folder (default tests/fixtures/claude-code/<version>-<scenario>)")
     ap.add_argument("--list", action="store_true", help="list the scenarios")
