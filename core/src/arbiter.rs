@@ -224,7 +224,13 @@ impl PaneArbiter {
     }
 
     /// Quiet screen or idle session observed after the candidate appeared.
+    /// Not for a pane whose agent runs our hooks: its Stop hook (or the end
+    /// markers the hook leaves in the transcript) confirms a moment later,
+    /// and a screen caught between two frames must not.
     fn candidate_confirmation(&self, a: &Observation) -> Option<&'static str> {
+        if self.hook.is_some() {
+            return None;
+        }
         let quiet_screen = self.screen.as_ref().is_some_and(|s| {
             s.verdict.at >= a.since && matches!(s.verdict.state, State::Done | State::Unknown | State::Idle)
         });
@@ -380,6 +386,20 @@ mod tests {
         let edge = a.observe(v(State::Unknown, Source::Screen, 12)).unwrap();
         assert!(edge.is_confirmed_done());
         assert!(edge.now.reason.contains("confirmed"));
+    }
+
+    #[test]
+    fn with_hooks_a_quiet_screen_does_not_confirm_a_candidate() {
+        let mut a = PaneArbiter::new();
+        a.observe(v(State::Working, Source::Hook, 5)); // UserPromptSubmit
+        a.observe(Verdict {
+            candidate: Some(State::Done),
+            ..keyed(State::Working, "preamble-or-answer", 10)
+        });
+        a.observe(v(State::Unknown, Source::Screen, 12)); // a frame without the spinner
+        assert_eq!(a.fused().state, State::Working);
+        a.observe(v(State::Done, Source::Hook, 14)); // the Stop hook
+        assert!(a.fused().confirmed && a.fused().state == State::Done);
     }
 
     #[test]

@@ -143,6 +143,11 @@ class FakeApi:
         with self.lock:
             return [a for a in self.answers if a["prompt"] == prompt and a["stop"] != "tool_use"]
 
+    def prompt_count(self, prompt):
+        """How many main-conversation requests had `prompt` as their turn's prompt."""
+        with self.lock:
+            return sum(1 for _, p in self.prompts if p == prompt)
+
     def seen_at(self, text):
         """When a main-conversation request whose prompt contains `text` first came (or None)."""
         with self.lock:

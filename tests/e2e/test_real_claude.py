@@ -33,6 +33,11 @@ def type_prompt(z, title, text):
     z.action("write", "--pane-id", pane, "13")
 
 
+def clear_input(z, title):
+    """Empties the input box (text typed too early, or a prompt Claude Code put back)."""
+    z.action("write", "--pane-id", f"terminal_{pane_id(z, title)}", *["127"] * 60)
+
+
 def ready(z, title, count=1):
     """Claude Code drew its input box and its footer (in `count` panes)."""
     def drawn():
@@ -65,6 +70,18 @@ class RealClaude(unittest.TestCase):
 
     def tearDown(self):
         self.api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+
+    def submit(self, z, title, text, attempts=3):
+        """Types a prompt and Enter, as a person would, until the fake API gets
+        it: a TUI still starting up (or showing a notice) can drop typed keys."""
+        for _ in range(attempts):
+            before = self.api.prompt_count(text)
+            type_prompt(z, title, text)
+            if self.attempt(lambda: wait_for(f"{text!r} submitted", lambda: self.api.prompt_count(text) > before,
+                                             timeout=8)):
+                return
+            clear_input(z, title)
+        self.fail(f"{text!r} never reached the API")
 
     @staticmethod
     def attempt(step):
@@ -100,7 +117,7 @@ class RealClaude(unittest.TestCase):
     def test_tool_turn_with_hooks_is_working_then_confirmed_done_never_done_between(self):
         with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
-            type_prompt(z, "agent", "tool:3")
+            self.submit(z, "agent", "tool:3")
             self.assert_working_until(z, "agent", "the final answer",
                                       lambda: next(iter(self.api.finished("tool:3")), None))
             bodies = [r["body"] for r in self.api.requests() if r["path"].startswith("/v1/messages") and r["body"].get("tools")]
@@ -109,26 +126,26 @@ class RealClaude(unittest.TestCase):
     def test_plain_turn_without_hooks_is_confirmed_from_transcript_and_screen(self):
         with self.zellij([self.claude("bare")], hooks=False) as z:
             ready(z, "bare")
-            type_prompt(z, "bare", "hello")
+            self.submit(z, "bare", "hello")
             wait_for("confirmed done", lambda: confirmed_done(z, "bare"), timeout=30)
 
     def test_http_400_is_failed(self):
         with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
-            type_prompt(z, "agent", "fail:400")
+            self.submit(z, "agent", "fail:400")
             wait_for("failed", lambda: bar_state(z, "agent", "failed"), timeout=30)
 
     def test_overloaded_until_retries_run_out_is_failed(self):
         with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
-            type_prompt(z, "agent", "fail:529")
+            self.submit(z, "agent", "fail:529")
             wait_for("failed", lambda: bar_state(z, "agent", "failed"), timeout=60)
 
     def test_escape_during_an_overload_retry_wait_is_not_stuck_in_working(self):
         # Nothing reaches the transcript: only the screen shows the turn ended.
         with self.zellij([self.claude("agent", retries=10)]) as z:
             ready(z, "agent")
-            type_prompt(z, "agent", "fail:529")
+            self.submit(z, "agent", "fail:529")
             wait_for("retrying", lambda: "etrying" in z.screen() and bar_state(z, "agent", "working"), timeout=30)
             z.action("write", "--pane-id", f"terminal_{pane_id(z, 'agent')}", "27")
             wait_for("no longer working", lambda: (s := segment(z, "agent") or "") and "working" not in s, timeout=20)
@@ -136,18 +153,18 @@ class RealClaude(unittest.TestCase):
     def test_escape_during_a_tool_call_is_interrupted_then_the_next_prompt_works(self):
         with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
-            type_prompt(z, "agent", "tool:20")
+            self.submit(z, "agent", "tool:20")
             wait_for("tool running", lambda: "sleep 20" in z.screen() and bar_state(z, "agent", "working"), timeout=30)
             z.action("write", "--pane-id", f"terminal_{pane_id(z, 'agent')}", "27")
             wait_for("interrupted", lambda: bar_state(z, "agent", "interrupted"), timeout=30)
-            type_prompt(z, "agent", "hello")
+            self.submit(z, "agent", "hello")
             wait_for("working again", lambda: bar_state(z, "agent", "working") or bar_state(z, "agent", "done"), timeout=20)
             wait_for("confirmed done", lambda: confirmed_done(z, "agent"), timeout=30)
 
     def test_permission_prompt_in_ask_mode_is_waiting_then_done_after_approval(self):
         with self.zellij([self.claude("asker", ask=True)]) as z:
             ready(z, "asker")
-            type_prompt(z, "asker", "perm:")
+            self.submit(z, "asker", "perm:")
             wait_for("the dialog", lambda: "Do you want to proceed?" in z.screen(), timeout=30)
             wait_for("waiting within two seconds of the dialog", lambda: bar_state(z, "asker", "waiting"), timeout=2)
             self.assertTrue(bar_state(z, "asker", "waiting"), "still waiting while the dialog shows")
@@ -164,7 +181,7 @@ class RealClaude(unittest.TestCase):
         with self.zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
             ready(z, "planner", count=2)
             pane_id(z, "coder")
-            type_prompt(z, "planner", "echo:PLAN-42 build the parser first")
+            self.submit(z, "planner", "echo:PLAN-42 build the parser first")
             self.assert_routed_once(z, "PLAN-42 build the parser first")
 
     def test_the_projects_flows_layout_as_users_run_it(self):
@@ -187,7 +204,7 @@ class RealClaude(unittest.TestCase):
         with Zellij(None, layout_file=layout, bar_row=-3, before_start=install) as z:  # bar above the status bar
             ready(z, "planner", count=2)
             pane_id(z, "coder")
-            type_prompt(z, "planner", "echo:PLAN-7 write the tests first")
+            self.submit(z, "planner", "echo:PLAN-7 write the tests first")
             self.assert_routed_once(z, "The planner's plan:\n\nPLAN-7 write the tests first")
 
     def assert_routed_once(self, z, routed):
@@ -205,21 +222,21 @@ class RealClaude(unittest.TestCase):
     def test_sub_agent_turn_is_working_until_the_main_answer(self):
         with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
-            type_prompt(z, "agent", "agent:3")
+            self.submit(z, "agent", "agent:3")
             self.assert_working_until(z, "agent", "the main answer after the sub-agent's",
                                       lambda: self.api.answer_after("agent:3", "subtask:3"))
 
     def test_long_streamed_answer_with_banner_shaped_prose_is_never_done_early(self):
         with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
-            type_prompt(z, "agent", "long:60")
+            self.submit(z, "agent", "long:60")
             self.assert_working_until(z, "agent", "the whole answer",
                                       lambda: next(iter(self.api.finished("long:60")), None))
 
     def test_background_agent_keeps_working_until_it_reports_back(self):
         with self.zellij([self.claude("agent")]) as z:
             ready(z, "agent")
-            type_prompt(z, "agent", "bg:6")
+            self.submit(z, "agent", "bg:6")
             wait_for("the main turn launched the agent and answered", lambda: next((
                 a for a in self.api.finished("bg:6") if a["text"].startswith("Started it")), None), timeout=30)
             self.assert_working_until(z, "agent", "the agent reported back", lambda: next(
