@@ -30,7 +30,7 @@ the first one are free, e.g. a tag):
 Requests that are not the main conversation (titles, summaries, quota
 checks) get a short plain answer.
 """
-import json, os, threading, time
+import json, os, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -100,6 +100,15 @@ def prompt_arg(prompt):
     return (rest.split() or ["1"])[0]
 
 
+class QuietServer(ThreadingHTTPServer):
+    """An agent that goes away mid-answer (Escape, the end of a test) is not an error."""
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeApi:
     def __init__(self, record_path):
         self.record_path = record_path
@@ -108,7 +117,7 @@ class FakeApi:
         self.answers = []
         self.prompts = []  # the turn prompt of every main-conversation request
         handler = self._handler()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server = QuietServer(("127.0.0.1", 0), handler)
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
