@@ -15,19 +15,14 @@
 import argparse, glob, json, os, statistics, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Zellij, turnstile_bin, wait_for
+from harness import Zellij, percentile, turnstile_bin, wait_for
 
 BANNER_PANE = r"""i=0; while :; do i=$((i+1)); printf '\033[H\033[J\342\234\275 Pondering\342\200\246 (1s)\n'; sleep 1.2;
 printf '\033[H\033[J\342\234\273 Baked for 1s \302\267 done\n'; date +%s.%N >> "$STAMPS"; sleep 1.2; done"""
 
 
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 def fmt(name, ms):
-    return f"{name}: n={len(ms)} p50={pct(ms, 50):.0f} ms p95={pct(ms, 95):.0f} ms max={max(ms):.0f} ms"
+    return f"{name}: n={len(ms)} p50={percentile(ms, .5):.0f} ms p95={percentile(ms, .95):.0f} ms max={max(ms):.0f} ms"
 
 
 def bar_segment(z, title):

@@ -202,11 +202,12 @@ class FakeApi:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {}
+                self.prompt = current_prompt(body) if body.get("tools") else None  # main conversation only
                 with api.lock:
                     with open(api.record_path, "a") as f:
                         f.write(json.dumps({"t": time.time(), "path": self.path, "body": body}) + "\n")
-                    if body.get("tools"):
-                        api.prompts.append((time.time(), current_prompt(body)))
+                    if self.prompt is not None:
+                        api.prompts.append((time.time(), self.prompt))
                 if "count_tokens" in self.path:
                     return self.send_json(200, {"input_tokens": 10})
                 if not self.path.startswith("/v1/messages"):
@@ -222,9 +223,9 @@ class FakeApi:
                 self.wfile.write(data)
 
             def answer(self, body):
-                if not body.get("tools"):
+                if self.prompt is None:
                     return self.stream(body, [("text", "Fake title")], "end_turn")
-                prompt, kind = current_prompt(body), last_message_kind(body)
+                prompt, kind = self.prompt, last_message_kind(body)
                 verb, arg = prompt.split(":", 1)[0] if ":" in prompt else "", prompt_arg(prompt)
                 if verb == "fail" and arg == "529":
                     return self.fail(prompt, 529, {"type": "overloaded_error", "message": "Overloaded"})
@@ -295,9 +296,8 @@ class FakeApi:
                     else:
                         self.tool_block(i, n, *value)
                     self.event("content_block_stop", {"type": "content_block_stop", "index": i})
-                if body.get("tools"):  # logged before the agent can know the answer is complete
-                    api.log_answer(current_prompt(body), blocks[-1][1] if blocks[-1][0] == "text" else None,
-                                   stop_reason)
+                if self.prompt is not None:  # logged before the agent can know the answer is complete
+                    api.log_answer(self.prompt, blocks[-1][1] if blocks[-1][0] == "text" else None, stop_reason)
                 self.event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop_reason,
                                                                                  "stop_sequence": None},
                                              "usage": {"output_tokens": 20}})

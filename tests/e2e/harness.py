@@ -32,6 +32,22 @@ class Timeout(AssertionError):
     pass
 
 
+def segments_by_pane(bar):
+    """{pane id: segment text} from the bar row (segments are `mark id name state …`)."""
+    out = {}
+    for part in bar.split("│"):
+        pane = next((w for w in part.split()[:3] if w.isdigit()), None)
+        if pane is not None:
+            out[int(pane)] = part.strip()
+    return out
+
+
+def percentile(values, q):
+    """The nearest-rank `q` quantile (0..1) of `values`; nan when there are none."""
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
+
+
 def processes_with_home(home):
     """Pids of the processes whose HOME is `home` (a sandbox's agents, hooks, watcher)."""
     needle = f"HOME={home}\0".encode()

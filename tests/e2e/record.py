@@ -290,14 +290,20 @@ ACTIVITY = re.compile(r"esc to interrupt|^\s*[·✢*✶✻✽]\s+\S+…", re.M)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
-def first_quiet_frame(frames, after):
-    """The first frame at or after `after` with no spinner and no `esc to interrupt`."""
+def frame_screens(frames):
+    """(frame, its plain screen) for every frame from the first screen on
+    (a frame equal to the one before carries no screen of its own)."""
     screen = None
     for f in frames:
         screen = f.get("screen", screen)
-        if f["t"] >= after and screen is not None and not ACTIVITY.search(ANSI.sub("", screen)):
-            return f["t"]
-    return None
+        if screen is not None:
+            yield f, ANSI.sub("", screen)
+
+
+def first_quiet_frame(frames, after):
+    """The first frame at or after `after` with no spinner and no `esc to interrupt`."""
+    return next((f["t"] for f, screen in frame_screens(frames) if f["t"] >= after and not ACTIVITY.search(screen)),
+                None)
 
 
 def is_line(lines, i, pred):
@@ -363,12 +369,12 @@ def draft_turn(rec, lines, prompt_event, next_prompt_t, start_line):
 
 
 def waiting_intervals(frames, start, stop):
-    out, screen, opened = [], None, None
-    for f in frames:
-        screen = f.get("screen", screen)
-        if not start <= f["t"] < stop or screen is None:
+    """The stretches of [start, stop) in which the permission dialog shows."""
+    out, opened = [], None
+    for f, screen in frame_screens(frames):
+        if not start <= f["t"] < stop:
             continue
-        shown = "Do you want to proceed?" in ANSI.sub("", screen)
+        shown = "Do you want to proceed?" in screen
         if shown and opened is None:
             opened = f
         elif not shown and opened is not None:

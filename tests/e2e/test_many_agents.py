@@ -16,27 +16,10 @@ import os, sys, time, unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, heavy, prepare_home
 from fake_api import FakeApi
-from harness import Zellij, wait_for
+from harness import Zellij, percentile, segments_by_pane, wait_for
 
 AGENTS, DURATION, START_GRACE, KEEP_UP = 8, 60.0, 1.0, 10.0
 PROMPTS = ("tool:2", "slow:3", "hello", "tool:1", "slow:2", "tool:3")
-
-
-def segments_by_pane(bar):
-    """{pane id: segment text} from the bar row (segments are `mark id name state …`)."""
-    out = {}
-    for part in bar.split("│"):
-        words = part.split()
-        for w in words[:3]:
-            if w.isdigit():
-                out[int(w)] = part.strip()
-                break
-    return out
-
-
-def percentile(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
 
 
 class Agent:

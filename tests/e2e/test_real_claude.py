@@ -9,25 +9,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, native_wanted, prepare_home
 from agents import ready as ready_screen
 from fake_api import FakeApi, current_prompt, user_texts
-from harness import ROOT, Zellij, wait_for
-
-
-def pane_id(z, title):
-    return z.pane_id(title)
+from harness import ROOT, Zellij, segments_by_pane, wait_for
 
 
 def segment(z, title):
     """The bar segment of the pane first named `title` (matched by pane id)."""
-    pane = pane_id(z, title)
-    for part in z.bar().split("│"):
-        words = part.split()
-        if len(words) > 1 and words[1] == str(pane) or len(words) > 2 and words[2] == str(pane):
-            return part.strip()
-    return None
+    return segments_by_pane(z.bar()).get(z.pane_id(title))
 
 
 def type_prompt(z, title, text):
-    pane = f"terminal_{pane_id(z, title)}"
+    pane = f"terminal_{z.pane_id(title)}"
     z.action("write-chars", "--pane-id", pane, text)
     time.sleep(0.3)  # a TUI swallows an Enter that arrives with the text
     z.action("write", "--pane-id", pane, "13")
@@ -35,7 +26,7 @@ def type_prompt(z, title, text):
 
 def clear_input(z, title):
     """Empties the input box (text typed too early, or a prompt Claude Code put back)."""
-    z.action("write", "--pane-id", f"terminal_{pane_id(z, title)}", *["127"] * 60)
+    z.action("write", "--pane-id", f"terminal_{z.pane_id(title)}", *["127"] * 60)
 
 
 def ready(z, title, count=1):
@@ -44,7 +35,7 @@ def ready(z, title, count=1):
         screen = z.screen()
         return ready_screen(screen) and (count == 1 or screen.count("bypass permissions") >= count)
     wait_for(f"{title} ready", drawn, timeout=60)
-    return pane_id(z, title)
+    return z.pane_id(title)
 
 
 def bar_state(z, title, want):
@@ -147,7 +138,7 @@ class RealClaude(unittest.TestCase):
             ready(z, "agent")
             self.submit(z, "agent", "fail:529")
             wait_for("retrying", lambda: "etrying" in z.screen() and bar_state(z, "agent", "working"), timeout=30)
-            z.action("write", "--pane-id", f"terminal_{pane_id(z, 'agent')}", "27")
+            z.action("write", "--pane-id", f"terminal_{z.pane_id('agent')}", "27")
             wait_for("no longer working", lambda: (s := segment(z, "agent") or "") and "working" not in s, timeout=20)
 
     def test_escape_during_a_tool_call_is_interrupted_then_the_next_prompt_works(self):
@@ -155,7 +146,7 @@ class RealClaude(unittest.TestCase):
             ready(z, "agent")
             self.submit(z, "agent", "tool:20")
             wait_for("tool running", lambda: "sleep 20" in z.screen() and bar_state(z, "agent", "working"), timeout=30)
-            z.action("write", "--pane-id", f"terminal_{pane_id(z, 'agent')}", "27")
+            z.action("write", "--pane-id", f"terminal_{z.pane_id('agent')}", "27")
             wait_for("interrupted", lambda: bar_state(z, "agent", "interrupted"), timeout=30)
             self.submit(z, "agent", "hello")
             wait_for("working again", lambda: bar_state(z, "agent", "working") or bar_state(z, "agent", "done"), timeout=20)
@@ -170,7 +161,7 @@ class RealClaude(unittest.TestCase):
             self.assertTrue(bar_state(z, "asker", "waiting"), "still waiting while the dialog shows")
 
             def approve():  # "1. Yes"; a dialog that was just drawn may miss the first Enter
-                z.action("write", "--pane-id", f"terminal_{pane_id(z, 'asker')}", "13")
+                z.action("write", "--pane-id", f"terminal_{z.pane_id('asker')}", "13")
                 return wait_for("the dialog gone", lambda: "Do you want to proceed?" not in z.screen(), timeout=1.5)
             wait_for("approved", lambda: self.attempt(approve), timeout=10, interval=0)
             wait_for("working after approval", lambda: bar_state(z, "asker", "working"), timeout=3)
@@ -180,7 +171,7 @@ class RealClaude(unittest.TestCase):
         panes = [self.claude("planner"), self.claude("coder")]
         with self.zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
             ready(z, "planner", count=2)
-            pane_id(z, "coder")
+            z.pane_id("coder")
             self.submit(z, "planner", "echo:PLAN-42 build the parser first")
             self.assert_routed_once(z, "PLAN-42 build the parser first")
 
@@ -203,7 +194,7 @@ class RealClaude(unittest.TestCase):
         layout = os.path.join(ROOT, "layouts", "flows.kdl")
         with Zellij(None, layout_file=layout, bar_row=-3, before_start=install) as z:  # bar above the status bar
             ready(z, "planner", count=2)
-            pane_id(z, "coder")
+            z.pane_id("coder")
             self.submit(z, "planner", "echo:PLAN-7 write the tests first")
             self.assert_routed_once(z, "The planner's plan:\n\nPLAN-7 write the tests first")
 
