@@ -106,6 +106,12 @@ impl PaneArbiter {
             .is_some_and(|t| t.verdict.candidate == Some(State::Done) && self.fused.state != State::Done)
     }
 
+    /// True when the agent's own session status file reports on this pane
+    /// (it says busy, waiting and idle as they happen).
+    pub fn has_session_status(&self) -> bool {
+        self.session.is_some()
+    }
+
     /// Records a verdict and re-fuses at the verdict's time.
     pub fn observe(&mut self, verdict: Verdict) -> Option<Edge> {
         let at = verdict.at;

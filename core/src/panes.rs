@@ -208,6 +208,17 @@ impl PaneTable {
         self.panes.get(&id).is_some_and(|p| p.arbiter.has_candidate())
     }
 
+    /// True when the agent's session status file covers the pane: its screen
+    /// then adds nothing the pushed status does not say as fast.
+    pub fn has_session_status(&self, id: u32) -> bool {
+        self.panes.get(&id).is_some_and(|p| p.arbiter.has_session_status())
+    }
+
+    /// True while the pane holds a screen observation.
+    pub fn has_screen_state(&self, id: u32) -> bool {
+        self.panes.get(&id).is_some_and(|p| p.screen_state.is_some())
+    }
+
     /// Drops a pane's screen guess (its viewport is scrolled into history).
     pub fn forget_screen(&mut self, id: u32, now: Millis) -> Option<Edge> {
         let pane = self.panes.get_mut(&id)?;

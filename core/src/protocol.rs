@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 pub const PIPE_STATE: &str = "state";
 /// Name of the pipe message that pushes a [`PaneReport`].
 pub const PIPE_VERDICT: &str = "verdict";
+/// Name of the watcher's long-lived channel: each message is a JSON array
+/// of [`PaneReport`]s (see [`parse_push`]).
+pub const PIPE_PUSH: &str = "turnstile-push";
 
 /// The agent process bound to a pane, as the host found it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -68,6 +71,12 @@ impl HostReport {
     }
 }
 
+/// Parses one message of the watcher's channel: a JSON array of pane
+/// reports (a trailing newline is fine). A clear message for anything else.
+pub fn parse_push(payload: &str) -> Result<Vec<PaneReport>, String> {
+    serde_json::from_str(payload.trim_end()).map_err(|e| format!("unreadable push from the watcher: {e}"))
+}
+
 /// One pane as the `state` pipe reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaneSummary {
@@ -100,6 +109,13 @@ mod tests {
         assert!(r.panes[0].verdicts.is_empty());
         let json = serde_json::to_string(&r).unwrap();
         assert_eq!(HostReport::parse(json.as_bytes()).unwrap(), r);
+    }
+
+    #[test]
+    fn a_push_is_a_batch_of_reports_ending_in_a_newline() {
+        let reports = parse_push("[{\"pane\":1},{\"pane\":4}]\n").unwrap();
+        assert_eq!(reports.iter().map(|r| r.pane).collect::<Vec<_>>(), [1, 4]);
+        assert!(parse_push("{\"pane\":1}").unwrap_err().contains("unreadable push"));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `turnstile watch` with real processes: simulated agents carrying
 //! `ZELLIJ_PANE_ID` in their environment, transcripts appended the way Claude
-//! Code appends them, and a fake `zellij` that records every pushed verdict.
+//! Code appends them, and a fake `zellij` that records every batch the
+//! watcher writes into its long-lived `zellij pipe` channel.
 
 use serde_json::{json, Value};
 use std::fs::OpenOptions;
@@ -30,11 +31,7 @@ impl Rig {
     fn new(name: &str) -> Rig {
         let dir = tempfile::tempdir().unwrap();
         let fake = dir.path().join("zellij");
-        std::fs::write(
-            &fake,
-            format!("#!/bin/sh\nprintf '%s\\n' \"$7\" >> {}/calls\n", dir.path().display()),
-        )
-        .unwrap();
+        std::fs::write(&fake, format!("#!/bin/sh\ncat >> {}/calls\n", dir.path().display())).unwrap();
         Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
         std::fs::create_dir_all(dir.path().join("work")).unwrap();
         Rig {
@@ -69,10 +66,13 @@ impl Rig {
         self.children.push(child);
     }
 
-    /// Every pushed report so far.
+    /// Every pushed report so far, in order (one line is one batch).
     fn pushed(&self) -> Vec<Value> {
         let text = std::fs::read_to_string(self.dir.path().join("calls")).unwrap_or_default();
-        text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Vec<Value>>(l).ok())
+            .flatten()
+            .collect()
     }
 
     /// The latest transcript state pushed for `pane`.
@@ -183,5 +183,43 @@ fn truncation_and_a_new_session_file_are_followed() {
     std::fs::write(&fresh, &turn).unwrap();
     rig.until("bound to the new session file", |r| {
         r.state(3).as_deref() == Some("done") && r.transcript_of(3) == fresh
+    });
+}
+
+#[test]
+fn an_agent_started_after_the_watcher_is_found_and_followed() {
+    let mut rig = Rig::new("watch-late");
+    rig.watch();
+    std::thread::sleep(Duration::from_millis(300));
+    rig.agent(5);
+    rig.until("the late agent bound", |r| r.state(5).is_some());
+    let t = rig.transcript_of(5);
+    append(&t, &prompt());
+    rig.until("late agent working", |r| r.state(5).as_deref() == Some("working"));
+}
+
+#[test]
+fn a_channel_whose_zellij_pipe_exits_is_started_again() {
+    let mut rig = Rig::new("watch-restart");
+    // A `zellij pipe` that takes one batch and exits.
+    let fake = rig.dir.path().join("zellij");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\nhead -n 1 >> {}/calls\n", rig.dir.path().display()),
+    )
+    .unwrap();
+    rig.agent(6);
+    std::thread::sleep(Duration::from_millis(300));
+    rig.watch();
+    rig.until("pane 6 bound", |r| r.state(6).is_some());
+    let t = rig.transcript_of(6);
+    append(&t, &prompt());
+    rig.until("working through a new pipe", |r| {
+        r.state(6).as_deref() == Some("working")
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    append(&t, &answer("r1"));
+    rig.until("done through another new pipe", |r| {
+        r.state(6).as_deref() == Some("done")
     });
 }

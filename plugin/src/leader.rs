@@ -15,10 +15,17 @@ pub enum Role {
     /// No pane list seen yet.
     #[default]
     Undecided,
-    /// Does the work; sends rows to these plugin ids.
-    Leader(Vec<u32>),
+    /// Does the work; sends rows to these copies.
+    Leader(Vec<Follower>),
     /// Draws the rows the leader sends.
     Follower,
+}
+
+/// Another copy of the bar: its plugin id and the tab it is drawn in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Follower {
+    pub id: u32,
+    pub tab: usize,
 }
 
 impl Role {
@@ -26,7 +33,7 @@ impl Role {
         matches!(self, Role::Leader(_))
     }
 
-    pub fn followers(&self) -> &[u32] {
+    pub fn followers(&self) -> &[Follower] {
         match self {
             Role::Leader(ids) => ids,
             _ => &[],
@@ -50,12 +57,13 @@ pub fn elect(me: u32, manifest: &PaneManifest) -> Role {
         // Not drawn in any pane (a background copy): it works alone.
         return Role::Leader(Vec::new());
     };
-    let copies: BTreeSet<u32> = all_panes(manifest)
+    let copies: BTreeSet<(u32, usize)> = all_panes(manifest)
         .filter(|(_, p)| p.is_plugin && p.plugin_url.as_deref() == Some(url.as_str()))
-        .map(|(_, p)| p.id)
+        .map(|(tab, p)| (p.id, tab))
         .collect();
-    if copies.first().is_none_or(|first| *first == me) {
-        Role::Leader(copies.into_iter().filter(|id| *id != me).collect())
+    if copies.first().is_none_or(|(first, _)| *first == me) {
+        let followers = copies.into_iter().filter(|(id, _)| *id != me);
+        Role::Leader(followers.map(|(id, tab)| Follower { id, tab }).collect())
     } else {
         Role::Follower
     }
@@ -124,7 +132,7 @@ mod tests {
 
     #[test]
     fn lowest_copy_of_our_url_leads() {
-        assert_eq!(elect(3, &manifest()), Role::Leader(vec![7]));
+        assert_eq!(elect(3, &manifest()), Role::Leader(vec![Follower { id: 7, tab: 0 }]));
         assert_eq!(elect(7, &manifest()), Role::Follower);
         assert_eq!(elect(99, &manifest()), Role::Leader(vec![]));
     }

@@ -22,7 +22,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use turnstile_core::bar::{self, Color, Palette, Rendered, Segment};
 use turnstile_core::config::Config;
 use turnstile_core::panes::PaneTable;
-use turnstile_core::protocol::{HostReport, PaneReport, PaneSummary, PIPE_STATE, PIPE_VERDICT};
+use turnstile_core::protocol::{self, HostReport, PaneReport, PaneSummary, PIPE_PUSH, PIPE_STATE, PIPE_VERDICT};
 use turnstile_core::{screen, Millis, State};
 use zellij_tile::prelude::*;
 
@@ -42,6 +42,14 @@ const STORM_WINDOW_MS: Millis = 60;
 const STORM_PAUSE_MS: Millis = 100;
 const STORM_PAUSE_PER_PANE_MS: Millis = 25;
 const STORM_PAUSE_MAX_MS: Millis = 600;
+/// Events kept while permissions are pending.
+const MAX_QUEUED_EVENTS: usize = 256;
+/// A host run that has not answered after this long is given up and retried.
+const HOST_RUN_TIMEOUT_MS: Millis = 10_000;
+/// After the watcher died, wait this long before starting it again
+/// (doubling up to `WATCHER_RETRY_MAX_MS`); the bar polls meanwhile.
+const WATCHER_RETRY_MS: Millis = 2_000;
+const WATCHER_RETRY_MAX_MS: Millis = 60_000;
 
 #[derive(Default)]
 struct Plugin {
@@ -62,9 +70,10 @@ struct Plugin {
     cols: usize,
     timers: Timers,
     storm: Storm,
-    /// `turnstile watch` runs for this session: it pushes, we stop polling.
-    watcher_running: bool,
+    watcher: WatcherRun,
     routing: routing::Routing,
+    /// Followers (plugin ids) that have not been sent the latest rows.
+    stale_followers: BTreeSet<u32>,
 }
 
 /// zellij timers serving every deadline: one outstanding normally, two when
@@ -86,6 +95,16 @@ struct Storm {
     paused_until: Option<Millis>,
     /// Panes reported since the window started: the ones that may change unseen.
     streaming: BTreeSet<u32>,
+}
+
+/// The session's `turnstile watch`: while it runs it pushes every change
+/// and the bar does not poll the host.
+#[derive(Default)]
+struct WatcherRun {
+    running: bool,
+    /// When to start it again after it died (`None`: not planned).
+    restart_at: Option<Millis>,
+    retry_ms: Millis,
 }
 
 /// Bookkeeping of host command runs: never more than one in flight.
@@ -137,7 +156,11 @@ impl ZellijPlugin for Plugin {
             return self.on_permission(status);
         }
         if !self.granted {
-            // Events before permissions are granted are replayed, oldest first.
+            // Events before permissions are granted are replayed, oldest
+            // first; a bounded queue (only the newest matter).
+            if self.queued.len() >= MAX_QUEUED_EVENTS {
+                self.queued.remove(0);
+            }
             self.queued.push(event);
             return false;
         }
@@ -155,6 +178,7 @@ impl ZellijPlugin for Plugin {
                 false
             }
             PIPE_VERDICT if self.role.is_leader() => self.on_pushed_verdict(payload),
+            PIPE_PUSH if self.role.is_leader() => self.on_push(payload),
             PIPE_ROUTE if self.role.is_leader() => self.on_route_command(&message.source, payload),
             _ => false,
         }
@@ -175,6 +199,7 @@ impl ZellijPlugin for Plugin {
 impl Plugin {
     fn on_permission(&mut self, status: PermissionStatus) -> bool {
         if status == PermissionStatus::Denied {
+            self.queued.clear();
             self.problems
                 .push("permissions denied: grant them in permissions.kdl".into());
             return true;
@@ -203,7 +228,8 @@ impl Plugin {
             Event::Timer(_) => self.on_timer(now),
             Event::Mouse(Mouse::LeftClick(_, col)) => self.on_click(col),
             Event::CommandChanged(PaneId::Terminal(_), _, _, _) => {
-                self.host.wanted = true;
+                // The watcher finds new agents itself.
+                self.host.wanted |= !self.watcher.running;
                 false
             }
             _ => false,
@@ -237,6 +263,7 @@ impl Plugin {
 
     fn on_tabs(&mut self, tabs: &[TabInfo]) -> bool {
         self.viewed_tabs = leader::viewed_tabs(tabs);
+        self.sync_stale_followers();
         false
     }
 
@@ -264,12 +291,28 @@ impl Plugin {
         let mut changed = false;
         for (pane, contents) in report {
             let PaneId::Terminal(id) = pane else { continue };
-            changed |= self.observe_viewport(id, &contents.viewport, now);
+            if self.screen_matters(id, now) {
+                changed |= self.observe_viewport(id, &contents.viewport, now);
+            }
         }
         if changed {
             self.broadcast();
         }
         changed
+    }
+
+    /// False for a pane whose agent's status file the watcher pushes: its
+    /// screen would only repeat that, at a cost. Its old screen guess is
+    /// dropped the first time, so it cannot linger.
+    fn screen_matters(&mut self, id: u32, now: Millis) -> bool {
+        if !(self.watcher.running && self.table.has_session_status(id)) {
+            return true;
+        }
+        if self.table.has_screen_state(id) {
+            let edge = self.table.forget_screen(id, now);
+            self.after_edges(edge.map(|e| (id, e)).into_iter().collect(), now);
+        }
+        false
     }
 
     /// Runs the screen matcher on a viewport. A new screen state is only
@@ -288,9 +331,12 @@ impl Plugin {
         match self.table.observe_screen(id, &verdict, now) {
             Some(edge) => {
                 self.after_edges(vec![(id, edge)], now);
-                // A screen edge: ask the authoritative sources at once.
-                self.host.wanted = true;
-                self.run_host(now);
+                // A screen edge: ask the authoritative sources at once
+                // (the watcher, when it runs, pushes them by itself).
+                if !self.watcher.running {
+                    self.host.wanted = true;
+                    self.run_host(now);
+                }
                 true
             }
             None => false,
@@ -361,6 +407,7 @@ impl Plugin {
             .filter(|p| matches!(p.state(), State::Working | State::Waiting | State::Unknown))
             .map(|p| p.meta.id)
             .collect();
+        let busy = busy.into_iter().filter(|id| self.screen_matters(*id, now)).collect();
         let changed = self.read_viewports(busy, now);
         if changed {
             self.broadcast();
@@ -377,12 +424,18 @@ impl Plugin {
         let mut changed = !edges.is_empty();
         self.after_edges(edges, now);
         changed |= self.poll_hidden_panes(now);
+        self.restart_watcher_when_due(now);
+        if self.host.in_flight && now.saturating_sub(self.host.last_start) >= HOST_RUN_TIMEOUT_MS {
+            // It never answered: give it up (its late answer is ignored) and retry.
+            self.host.in_flight = false;
+            self.host.wanted = true;
+        }
         let interval = if self.table.any_active() {
             self.config.poll_ms
         } else {
             self.config.idle_poll_ms
         };
-        if now.saturating_sub(self.host.last_start) >= interval {
+        if !self.watcher.running && now.saturating_sub(self.host.last_start) >= interval {
             self.host.wanted = true;
         }
         self.run_host(now);
@@ -406,6 +459,7 @@ impl Plugin {
             .filter(|p| !self.viewed_tabs.contains(&p.meta.tab))
             .map(|p| p.meta.id)
             .collect();
+        let hidden = hidden.into_iter().filter(|id| self.screen_matters(*id, now)).collect();
         self.read_viewports(hidden, now)
     }
 
@@ -459,30 +513,44 @@ impl Plugin {
 
     /// Starts the session's watcher (it exits at once if one already runs).
     fn start_watcher(&mut self) {
-        if !self.config.watcher || self.watcher_running {
+        if !self.config.watcher || self.watcher.running {
             return;
         }
         let context = BTreeMap::from([(CTX_KIND.to_owned(), "watch".to_owned())]);
         let cmd = self.config.host_command.clone();
         run_command(&[cmd.as_str(), "watch"], context);
-        self.watcher_running = true;
+        self.watcher.running = true;
+        self.watcher.restart_at = None;
+    }
+
+    fn restart_watcher_when_due(&mut self, now: Millis) {
+        if self.watcher.restart_at.is_some_and(|at| now >= at) {
+            self.start_watcher();
+        }
     }
 
     /// The watcher exited: with 0 another one serves the session; otherwise
     /// fall back to polling and say why.
-    fn on_watcher_exit(&mut self, code: Option<i32>, stderr: &[u8]) -> bool {
+    fn on_watcher_exit(&mut self, code: Option<i32>, stderr: &[u8], now: Millis) -> bool {
         let another_serves = code == Some(0) && String::from_utf8_lossy(stderr).contains("already serves");
-        self.watcher_running = another_serves;
-        if !another_serves && code != Some(0) {
-            let why = String::from_utf8_lossy(stderr)
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_owned();
-            self.message = Some((format!("watcher stopped ({why}); polling instead"), now_ms()));
-            return true;
+        self.watcher.running = another_serves;
+        if another_serves || !self.role.is_leader() {
+            return false;
         }
-        false
+        // Poll at once (nothing pushed may be trusted to be current), and
+        // start it again a little later.
+        self.host.wanted = true;
+        self.run_host(now);
+        let retry = self.watcher.retry_ms.clamp(WATCHER_RETRY_MS, WATCHER_RETRY_MAX_MS);
+        self.watcher.restart_at = Some(now + retry);
+        self.watcher.retry_ms = (retry * 2).min(WATCHER_RETRY_MAX_MS);
+        let why = String::from_utf8_lossy(stderr)
+            .lines()
+            .next()
+            .unwrap_or("it exited")
+            .to_owned();
+        self.message = Some((format!("watcher stopped ({why}); polling until it restarts"), now));
+        true
     }
 
     fn on_host_result(
@@ -494,7 +562,7 @@ impl Plugin {
         now: Millis,
     ) -> bool {
         if context.get(CTX_KIND).map(String::as_str) == Some("watch") {
-            return self.on_watcher_exit(code, stderr);
+            return self.on_watcher_exit(code, stderr, now);
         }
         if context.get(CTX_KIND).map(String::as_str) != Some("status") {
             return false;
@@ -522,38 +590,46 @@ impl Plugin {
             }
         };
         let had_error = self.host.error.take().is_some();
+        let changed = self.apply_reports(report.panes, now);
+        self.run_host(now);
+        had_error || changed
+    }
+
+    /// Observes reports (host run, hook, watcher), routes their edges and
+    /// hands the rows to the other copies; true when the bar shows something new.
+    fn apply_reports(&mut self, reports: Vec<PaneReport>, now: Millis) -> bool {
+        let before = self.segments();
         let mut edges = Vec::new();
-        for pane in report.panes {
-            let id = pane.pane;
-            edges.extend(self.table.observe_report(pane).map(|e| (id, e)));
+        for report in reports {
+            let id = report.pane;
+            edges.extend(self.table.observe_report(report).map(|e| (id, e)));
         }
         edges.extend(self.table.tick(now));
-        let mut changed = had_error || !edges.is_empty();
         self.after_edges(edges, now);
-        changed |= self.confirm_candidates(now);
-        self.run_host(now);
+        self.confirm_candidates(now);
+        let changed = self.segments() != before;
         if changed {
             self.broadcast();
         }
-        // Agents found by the host may have no segment yet: always redraw.
-        true
+        changed
     }
 
     fn on_pushed_verdict(&mut self, payload: &str) -> bool {
         match serde_json::from_str::<PaneReport>(payload) {
-            Ok(report) => {
-                let id = report.pane;
-                let edge = self.table.observe_report(report);
-                let now = now_ms();
-                self.after_edges(edge.clone().map(|e| (id, e)).into_iter().collect(), now);
-                let changed = edge.is_some() | self.confirm_candidates(now);
-                if changed {
-                    self.broadcast();
-                }
-                changed
-            }
+            Ok(report) => self.apply_reports(vec![report], now_ms()),
             Err(e) => {
                 self.message = Some((format!("bad verdict message: {e}"), now_ms()));
+                true
+            }
+        }
+    }
+
+    /// A batch from the watcher's channel.
+    fn on_push(&mut self, payload: &str) -> bool {
+        match protocol::parse_push(payload) {
+            Ok(reports) => self.apply_reports(reports, now_ms()),
+            Err(e) => {
+                self.message = Some((e, now_ms()));
                 true
             }
         }
@@ -580,19 +656,33 @@ impl Plugin {
         }
     }
 
-    /// Hands the rows to the other copies of the bar.
-    fn broadcast(&self) {
-        let followers = self.role.followers();
-        if followers.is_empty() {
+    /// Hands the rows to the copies of the bar in tabs someone views; the
+    /// others get them when their tab is viewed again.
+    fn broadcast(&mut self) {
+        let followers = self.role.followers().to_vec();
+        self.stale_followers = followers.iter().map(|f| f.id).collect();
+        self.sync_stale_followers();
+    }
+
+    fn sync_stale_followers(&mut self) {
+        let due: Vec<u32> = self
+            .role
+            .followers()
+            .iter()
+            .filter(|f| self.stale_followers.contains(&f.id) && self.viewed_tabs.contains(&f.tab))
+            .map(|f| f.id)
+            .collect();
+        if due.is_empty() {
             return;
         }
         let Ok(payload) = serde_json::to_string(&self.table.summaries()) else {
             return;
         };
-        for id in followers {
+        for id in due {
+            self.stale_followers.remove(&id);
             pipe_message_to_plugin(
                 MessageToPlugin::new(PIPE_SYNC)
-                    .with_destination_plugin_id(*id)
+                    .with_destination_plugin_id(id)
                     .with_payload(payload.clone()),
             );
         }

@@ -154,6 +154,7 @@ struct Agent {
     cwd: String,
     history: Vec<String>,
     parent: RefCell<Option<String>>,
+    title_frame: Cell<usize>,
 }
 
 impl Agent {
@@ -185,6 +186,7 @@ impl Agent {
                 String::new(),
             ],
             parent: RefCell::new(None),
+            title_frame: Cell::new(0),
         };
         fs::write(&agent.transcript, b"").context("cannot create the transcript")?;
         agent.status("idle", None);
@@ -372,7 +374,18 @@ impl Agent {
             "  ⏵⏵ demo mode"
         };
         lines.push(footer.to_owned());
+        self.set_title(busy);
         self.paint(&lines);
+    }
+
+    /// Sets the terminal title as Claude Code does: a turning spinner glyph
+    /// while busy, `✳` at the prompt.
+    fn set_title(&self, busy: bool) {
+        const TURNING: &[char] = &['⠂', '⠐'];
+        let frame = self.title_frame.get().wrapping_add(1);
+        self.title_frame.set(frame);
+        let glyph = if busy { TURNING[frame % TURNING.len()] } else { '✳' };
+        let _ = write!(std::io::stdout().lock(), "\x1b]0;{glyph} {}\x07", self.name);
     }
 
     fn draw_lines(&self, dialog: &[&str]) {

@@ -12,6 +12,7 @@ use turnstile_core::{ansi, screen, session::SessionStatus};
 mod demo_agent;
 mod explain;
 mod hooks;
+mod push;
 mod replay;
 mod status;
 mod wait;

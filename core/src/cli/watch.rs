@@ -3,25 +3,38 @@
 //!
 //! It watches (inotify, through `notify`) the folders of the bound
 //! transcripts, Claude Code's session status folders, the project folders
-//! and the hook binding folder. A transcript event feeds the appended bytes
-//! to that transcript's incremental classifier; a status, binding or
-//! new-transcript event re-binds panes from /proc. Whatever changed is pushed
-//! with `zellij pipe … verdict`. Nothing runs while nothing changes, except a
-//! once-a-second check that its parent (the zellij server) is still there.
+//! and the hook binding folder, and finds agents that start later with a
+//! cheap once-a-second look at /proc (only processes it has not seen).
+//!
+//! - a transcript append feeds the appended bytes to that transcript's
+//!   incremental classifier (O(appended bytes));
+//! - a known agent's status file or a pane's hook binding re-reads that pane
+//!   only (a new session id after `/clear` re-binds it);
+//! - a created, removed or renamed file it does not know (a new transcript, a
+//!   new agent's status file) and a new or exited agent process re-bind every
+//!   pane from /proc.
+//!
+//! Changed reports go through one long-lived channel ([`super::push`]),
+//! coalesced. Nothing runs while nothing changes except that once-a-second
+//! look, which also checks that the parent (the zellij server) is alive.
 
+use super::push::Channel;
 use super::status::{find_agents, now_ms, AgentProcess};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use notify::event::ModifyKind;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use turnstile_core::protocol::PaneReport;
 use turnstile_core::transcript::{classify_tail, Classifier, TailOptions};
-use turnstile_core::Source;
+use turnstile_core::{panes, Source};
+
+/// How often /proc is looked at for agents that started or exited.
+const SCAN_EVERY: Duration = Duration::from_secs(1);
 
 /// Exit code when another watcher already serves the session.
 pub const EXIT_ALREADY_RUNNING: i32 = 0;
@@ -77,12 +90,36 @@ impl Tracked {
 /// What the watcher knows about the session.
 struct Session {
     name: String,
-    zellij: PathBuf,
     agents: BTreeMap<u32, AgentProcess>,
     transcripts: BTreeMap<u32, PathBuf>,
     tracked: BTreeMap<PathBuf, Tracked>,
     pushed: BTreeMap<u32, PaneReport>,
     watched: BTreeSet<PathBuf>,
+    channel: Channel,
+    processes: ProcessScan,
+}
+
+/// What a batch of file events asks for.
+#[derive(Default)]
+struct Changes {
+    /// Bound transcripts that were appended to (or replaced).
+    transcripts: BTreeSet<PathBuf>,
+    /// Panes whose status file or hook binding changed.
+    panes: BTreeSet<u32>,
+    /// Something appeared, vanished or moved that no pane is bound to.
+    rebind: bool,
+}
+
+/// What a changed file is to the watcher.
+enum PathRole {
+    /// A bound transcript.
+    Transcript,
+    /// A known agent's status file or a pane's hook binding.
+    PaneFile(u32),
+    /// A file no pane is bound to that could become a binding.
+    Unbound,
+    /// Temporary files, the lock, anything else.
+    Ignored,
 }
 
 /// Runs until the zellij server (the parent) goes away.
@@ -101,73 +138,154 @@ pub fn run(session: Option<String>) -> Result<i32> {
     })
     .context("cannot start inotify")?;
     let mut state = Session {
+        channel: Channel::open(&super::hooks::zellij_binary(), &name),
         name,
-        zellij: super::hooks::zellij_binary(),
         agents: BTreeMap::new(),
         transcripts: BTreeMap::new(),
         tracked: BTreeMap::new(),
         pushed: BTreeMap::new(),
         watched: BTreeSet::new(),
+        processes: ProcessScan::default(),
     };
+    state.processes.changed();
     state.rebind(&mut watcher);
+    let mut last_scan = Instant::now();
     loop {
-        let first = match rx.recv_timeout(Duration::from_secs(1)) {
-            Ok(event) => event,
-            Err(RecvTimeoutError::Timeout) => {
-                if std::os::unix::process::parent_id() != parent {
-                    return Ok(0); // the zellij server is gone
-                }
-                continue;
+        let events = match rx.recv_timeout(SCAN_EVERY) {
+            Ok(first) => {
+                // Let a burst of appends settle into one round.
+                std::thread::sleep(Duration::from_millis(5));
+                std::iter::once(first).chain(rx.try_iter()).flatten().collect()
             }
+            Err(RecvTimeoutError::Timeout) => Vec::new(),
             Err(RecvTimeoutError::Disconnected) => return Ok(0),
         };
-        // Let a burst of appends settle into one round.
-        std::thread::sleep(Duration::from_millis(5));
-        let mut paths: BTreeSet<PathBuf> = BTreeSet::new();
-        for event in std::iter::once(first).chain(rx.try_iter()).flatten() {
-            if changes_content(&event.kind) {
-                paths.extend(event.paths);
+        let mut changes = state.classify(&events);
+        if last_scan.elapsed() >= SCAN_EVERY {
+            last_scan = Instant::now();
+            if std::os::unix::process::parent_id() != parent {
+                return Ok(0); // the zellij server is gone
             }
+            if let Some(why) = state.channel.dead() {
+                bail!("{why}");
+            }
+            changes.rebind |= state.processes.changed();
         }
-        if paths.is_empty() {
-            continue;
-        }
-        state.on_paths(&paths, &mut watcher);
+        state.apply(changes, &mut watcher);
     }
 }
 
 impl Session {
-    fn on_paths(&mut self, paths: &BTreeSet<PathBuf>, watcher: &mut RecommendedWatcher) {
-        let known: BTreeSet<&PathBuf> = self.transcripts.values().collect();
-        let mut rebind = false;
-        let mut touched = BTreeSet::new();
-        for path in paths {
-            if known.contains(path) {
-                touched.insert(path.clone());
-            } else {
-                // A new transcript (`/clear`, `--resume`, a new agent), a new
-                // project folder, a session status file or a hook binding:
-                // which transcript each pane shows may have changed.
-                rebind = true;
+    /// Sorts file events by what they ask for.
+    fn classify(&self, events: &[notify::Event]) -> Changes {
+        let mut changes = Changes::default();
+        for event in events.iter().filter(|e| changes_content(&e.kind)) {
+            for path in &event.paths {
+                match self.role_of(path) {
+                    PathRole::Transcript => {
+                        changes.transcripts.insert(path.clone());
+                    }
+                    PathRole::PaneFile(pane) => {
+                        changes.panes.insert(pane);
+                    }
+                    PathRole::Unbound => changes.rebind |= is_structural(&event.kind),
+                    PathRole::Ignored => {}
+                }
             }
         }
-        if rebind {
+        changes
+    }
+
+    /// What a changed path is to this watcher.
+    fn role_of(&self, path: &Path) -> PathRole {
+        if self.transcripts.values().any(|t| t == path) {
+            return PathRole::Transcript;
+        }
+        if let Some((pane, _)) = self.agents.iter().find(|(_, a)| a.status_file() == path) {
+            return PathRole::PaneFile(*pane);
+        }
+        let bindings = super::hooks::binding_path(&self.name, 0);
+        if path.parent() == bindings.parent() {
+            // Hook bindings (written through a temporary file) and the lock.
+            let pane = path
+                .file_name()
+                .and_then(|n| n.to_str()?.strip_suffix(".json")?.parse::<u32>().ok());
+            return match pane.filter(|p| self.agents.contains_key(p)) {
+                Some(pane) => PathRole::PaneFile(pane),
+                None => PathRole::Ignored,
+            };
+        }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let in_sessions = path.parent().and_then(Path::file_name).is_some_and(|n| n == "sessions");
+        let new_agent_status = in_sessions && name.strip_suffix(".json").is_some_and(|p| p.parse::<u32>().is_ok());
+        // A new transcript (`/clear`, `--resume`, a first prompt), a new
+        // project folder, a new agent's status file.
+        let new_binding = name.ends_with(".jsonl") || (!in_sessions && path.extension().is_none());
+        if new_agent_status || new_binding {
+            PathRole::Unbound
+        } else {
+            PathRole::Ignored
+        }
+    }
+
+    fn apply(&mut self, changes: Changes, watcher: &mut RecommendedWatcher) {
+        if changes.rebind {
             self.rebind(watcher);
             return;
         }
-        for path in &touched {
+        for path in &changes.transcripts {
             if let Some(tracked) = self.tracked.get_mut(path) {
                 tracked.update(path);
             }
         }
+        let mut panes = changes.panes;
+        for pane in panes.clone() {
+            if self.rebind_pane(pane) {
+                self.watch_folders(watcher);
+            }
+        }
         // Only the panes of the appended transcripts can have changed.
-        let panes: BTreeSet<u32> = self
-            .transcripts
-            .iter()
-            .filter(|(_, path)| touched.contains(*path))
-            .map(|(pane, _)| *pane)
-            .collect();
-        self.push_changes(Some(&panes));
+        panes.extend(
+            self.transcripts
+                .iter()
+                .filter(|(_, path)| changes.transcripts.contains(*path))
+                .map(|(pane, _)| *pane),
+        );
+        if !panes.is_empty() {
+            self.push_changes(Some(&panes));
+        }
+    }
+
+    /// Re-reads which transcript one pane is bound to (its session id may
+    /// have changed); true when the binding moved.
+    fn rebind_pane(&mut self, pane: u32) -> bool {
+        let Some(agent) = self.agents.get(&pane) else {
+            return false;
+        };
+        let path = agent.transcript(&self.name, agent.status().as_ref());
+        if path.as_ref() == self.transcripts.get(&pane) {
+            return false;
+        }
+        match path {
+            Some(path) => {
+                self.track(&path);
+                self.transcripts.insert(pane, path);
+            }
+            None => {
+                self.transcripts.remove(&pane);
+            }
+        }
+        let live: BTreeSet<&PathBuf> = self.transcripts.values().collect();
+        self.tracked.retain(|path, _| live.contains(path));
+        true
+    }
+
+    fn track(&mut self, path: &Path) {
+        if let Some(tracked) = self.tracked.get_mut(path) {
+            tracked.update(path);
+        } else if let Some(tracked) = Tracked::open(path) {
+            self.tracked.insert(path.to_path_buf(), tracked);
+        }
     }
 
     /// Re-reads which agent runs in which pane and what it is bound to.
@@ -183,15 +301,18 @@ impl Session {
         let live: BTreeSet<PathBuf> = self.transcripts.values().cloned().collect();
         self.tracked.retain(|path, _| live.contains(path));
         for path in live {
-            if let Some(tracked) = self.tracked.get_mut(&path) {
-                tracked.update(&path);
-            } else if let Some(tracked) = Tracked::open(&path) {
-                self.tracked.insert(path, tracked);
-            }
+            self.track(&path);
         }
-        for dir in self.folders_to_watch() {
-            if !self.watched.contains(&dir) && watcher.watch(&dir, RecursiveMode::NonRecursive).is_ok() {
-                self.watched.insert(dir);
+        if self.watch_folders(watcher) {
+            // A transcript created before its folder was watched is found now.
+            let unbound: Vec<u32> = self
+                .agents
+                .keys()
+                .filter(|p| !self.transcripts.contains_key(p))
+                .copied()
+                .collect();
+            for pane in unbound {
+                self.rebind_pane(pane);
             }
         }
         // Panes whose agent is gone get one empty report: the bar drops them.
@@ -203,16 +324,24 @@ impl Session {
             .collect();
         for pane in gone {
             self.pushed.remove(&pane);
-            super::hooks::push_with(
-                &self.zellij,
-                &self.name,
-                &PaneReport {
-                    pane,
-                    ..PaneReport::default()
-                },
-            );
+            self.channel.send(PaneReport {
+                pane,
+                ..PaneReport::default()
+            });
         }
         self.push_changes(None);
+    }
+
+    /// Watches the folders bindings may appear in; true when one was added.
+    fn watch_folders(&mut self, watcher: &mut RecommendedWatcher) -> bool {
+        let mut added = false;
+        for dir in self.folders_to_watch() {
+            if !self.watched.contains(&dir) && watcher.watch(&dir, RecursiveMode::NonRecursive).is_ok() {
+                self.watched.insert(dir);
+                added = true;
+            }
+        }
+        added
     }
 
     fn folders_to_watch(&self) -> BTreeSet<PathBuf> {
@@ -224,6 +353,15 @@ impl Session {
         for agent in self.agents.values() {
             dirs.insert(agent.claude_home.join("sessions"));
             dirs.insert(agent.claude_home.join("projects"));
+            if let Some(cwd) = &agent.cwd {
+                // Where its first transcript will appear.
+                dirs.insert(
+                    agent
+                        .claude_home
+                        .join("projects")
+                        .join(super::status::project_folder_name(cwd)),
+                );
+            }
         }
         let bindings = super::hooks::binding_path(&self.name, 0);
         if let Some(dir) = bindings.parent() {
@@ -242,7 +380,7 @@ impl Session {
             let report = self.report(*pane, agent, now);
             let unchanged = self.pushed.get(pane).is_some_and(|old| same_report(old, &report));
             if !unchanged {
-                super::hooks::push_with(&self.zellij, &self.name, &report);
+                self.channel.send(report.clone());
                 self.pushed.insert(*pane, report);
             }
         }
@@ -255,6 +393,52 @@ impl Session {
     }
 }
 
+/// Processes whose command line names an agent, looked up incrementally:
+/// only a process not seen before (or whose command line changed, after an
+/// `exec`) is examined.
+#[derive(Default)]
+struct ProcessScan {
+    cmdlines: HashMap<u32, Vec<u8>>,
+    agents: BTreeSet<u32>,
+}
+
+impl ProcessScan {
+    /// Looks at /proc; true when an agent process appeared or exited.
+    fn changed(&mut self) -> bool {
+        let Ok(entries) = fs::read_dir("/proc") else {
+            return false;
+        };
+        let mut alive = HashMap::with_capacity(self.cmdlines.len());
+        let mut agents = BTreeSet::new();
+        for pid in entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        {
+            let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else {
+                continue;
+            };
+            let known = self.cmdlines.get(&pid) == Some(&cmdline);
+            if (known && self.agents.contains(&pid)) || (!known && is_agent_cmdline(&cmdline)) {
+                agents.insert(pid);
+            }
+            alive.insert(pid, cmdline);
+        }
+        self.cmdlines = alive;
+        let changed = agents != self.agents;
+        self.agents = agents;
+        changed
+    }
+}
+
+fn is_agent_cmdline(cmdline: &[u8]) -> bool {
+    let argv: Vec<String> = cmdline
+        .split(|&b| b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect();
+    panes::is_agent_argv(&argv)
+}
+
 /// Creations, writes, removals and renames. Opens, reads and metadata
 /// changes are ignored: the watcher's own reads would otherwise wake it up
 /// again, in a loop.
@@ -264,6 +448,15 @@ fn changes_content(kind: &EventKind) -> bool {
         EventKind::Create(_)
             | EventKind::Remove(_)
             | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any)
+    )
+}
+
+/// A file appeared, vanished or was renamed (a write to a file no pane is
+/// bound to is not: another session's agent may be writing it).
+fn is_structural(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::Create(_) | EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(_))
     )
 }
 

@@ -1,0 +1,207 @@
+//! The watcher's one long-lived channel to the bar.
+//!
+//! A single `zellij pipe --name turnstile-push` child reads lines from its
+//! stdin; each line is one message to the plugin holding a JSON array of
+//! [`PaneReport`]s. One client connection serves the whole session, so a
+//! change costs one pipe message instead of a process and a client connect
+//! (every connect makes zellij send pane and tab updates to every plugin of
+//! every tab).
+//!
+//! Reports are coalesced: the caller [`Channel::send`]s, a writer thread
+//! takes everything pending (the newest report per pane) and writes it as one
+//! line. While zellij is still busy with the previous line (the child waits
+//! for the plugin to take it), new reports pile up and leave together.
+//!
+//! A child that exits is started again; when it cannot be kept alive the
+//! channel reports itself dead and the watcher exits, so the bar falls back
+//! to polling and restarts it.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use turnstile_core::protocol::{PaneReport, PIPE_PUSH};
+
+/// Restarts of the child allowed within [`RESTART_WINDOW`] before the
+/// channel gives up.
+const MAX_RESTARTS: u32 = 5;
+const RESTART_WINDOW: Duration = Duration::from_secs(30);
+
+/// Reports waiting to be written, newest per pane.
+#[derive(Default)]
+struct Pending {
+    reports: BTreeMap<u32, PaneReport>,
+    closing: bool,
+    dead: Option<String>,
+}
+
+type Shared = Arc<(Mutex<Pending>, Condvar)>;
+
+/// The push channel of one zellij session.
+pub struct Channel {
+    shared: Shared,
+    writer: Option<JoinHandle<()>>,
+}
+
+impl Channel {
+    /// Opens the channel to `session` through the `zellij` binary.
+    pub fn open(zellij: &Path, session: &str) -> Channel {
+        let shared: Shared = Arc::default();
+        let pipe = PipeChild {
+            zellij: zellij.to_path_buf(),
+            session: session.to_owned(),
+            child: None,
+        };
+        let writer = {
+            let shared = shared.clone();
+            std::thread::spawn(move || write_loop(&shared, pipe))
+        };
+        Channel {
+            shared,
+            writer: Some(writer),
+        }
+    }
+
+    /// Queues a report; an older queued report of the same pane is replaced.
+    pub fn send(&self, report: PaneReport) {
+        let (lock, wake) = &*self.shared;
+        if let Ok(mut pending) = lock.lock() {
+            pending.reports.insert(report.pane, report);
+            wake.notify_one();
+        }
+    }
+
+    /// Why the channel gave up, once it has.
+    pub fn dead(&self) -> Option<String> {
+        self.shared.0.lock().ok().and_then(|p| p.dead.clone())
+    }
+}
+
+impl Drop for Channel {
+    fn drop(&mut self) {
+        let (lock, wake) = &*self.shared;
+        if let Ok(mut pending) = lock.lock() {
+            pending.closing = true;
+            wake.notify_one();
+        }
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+/// Takes batches and writes them until the channel closes or dies.
+fn write_loop(shared: &Shared, mut pipe: PipeChild) {
+    let mut restarts: Vec<Instant> = Vec::new();
+    while let Some(batch) = next_batch(shared) {
+        let Ok(mut line) = serde_json::to_string(&batch) else {
+            continue;
+        };
+        line.push('\n');
+        while let Err(why) = pipe.write_line(&line) {
+            let now = Instant::now();
+            restarts.retain(|t| now.duration_since(*t) < RESTART_WINDOW);
+            restarts.push(now);
+            if restarts.len() as u32 > MAX_RESTARTS {
+                if let Ok(mut pending) = shared.0.lock() {
+                    pending.dead = Some(format!("cannot keep `zellij pipe` running: {why}"));
+                }
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50 << restarts.len().min(4)));
+        }
+    }
+}
+
+/// Blocks until reports are pending (then takes them all) or the channel closes.
+fn next_batch(shared: &Shared) -> Option<Vec<PaneReport>> {
+    let (lock, wake) = &**shared;
+    let mut pending = lock.lock().ok()?;
+    loop {
+        if pending.closing {
+            return None;
+        }
+        if !pending.reports.is_empty() {
+            return Some(std::mem::take(&mut pending.reports).into_values().collect());
+        }
+        pending = wake.wait(pending).ok()?;
+    }
+}
+
+/// The `zellij pipe` child, started on demand.
+struct PipeChild {
+    zellij: PathBuf,
+    session: String,
+    child: Option<(Child, ChildStdin)>,
+}
+
+impl PipeChild {
+    /// Writes one line, starting the child first when none runs. A failed
+    /// write leaves no child behind: the next call starts a fresh one.
+    fn write_line(&mut self, line: &str) -> Result<(), String> {
+        if self
+            .child
+            .as_mut()
+            .is_some_and(|(c, _)| !matches!(c.try_wait(), Ok(None)))
+        {
+            self.stop();
+        }
+        if self.child.is_none() {
+            self.child = Some(self.start()?);
+        }
+        let Some((_, stdin)) = self.child.as_mut() else {
+            return Err("no child".into());
+        };
+        let written = stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush());
+        if let Err(e) = written {
+            self.stop();
+            return Err(format!("write failed: {e}"));
+        }
+        Ok(())
+    }
+
+    fn start(&self) -> Result<(Child, ChildStdin), String> {
+        let mut command = Command::new(&self.zellij);
+        command
+            .args(["--session", &self.session, "pipe", "--name", PIPE_PUSH])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        die_with_parent(&mut command);
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", self.zellij.display()))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        Ok((child, stdin))
+    }
+
+    fn stop(&mut self) {
+        if let Some((mut child, stdin)) = self.child.take() {
+            drop(stdin);
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for PipeChild {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The child is killed when the watcher dies, however it dies: a `zellij
+/// pipe` whose server went away spins instead of exiting.
+fn die_with_parent(command: &mut Command) {
+    // SAFETY: prctl is async-signal-safe and touches only the calling (child) process.
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+}

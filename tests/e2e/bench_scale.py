@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""What the bar costs with many agents, the way heavy users run them (a bench, not a test).
+
+  python3 tests/e2e/bench_scale.py [--agents 8,16,32,64] [--tabs 1,4] [--seconds 10] [--rounds 3]
+                                   [--latency-turns 20] [--latency-at 32x4]
+
+For every (agents, tabs) pair two zellij sessions run side by side, in the
+same run, with the same panes: N simulated Claude Code agents
+(`turnstile demo-agent`: a spinner redrawn every 100 ms, the terminal title
+set as Claude Code sets it, transcript lines and `sessions/<pid>.json`
+written as each turn goes, random outcomes, 4-8 s at the prompt between
+turns), a probe agent and a banner pane, spread over the tabs. One session
+has the bar in every tab, the other the same layout without it. CPU is
+sampled over `rounds` windows, both sessions in every window (the order
+alternates); the added cost of a window is the bar session's CPU minus the
+other's, and the figure is the median of the windows.
+
+CPU of a session = the zellij server (all its threads, and the processes it
+started and reaped: host runs), the zellij client, and the live processes the
+server started that are not panes (the watcher, its `zellij pipe`, a host run
+in flight). The agents' own CPU is left out of both sides.
+
+Latency under load (at --latency-at): transcript append -> bar flip on the
+probe agent, and banner printed -> bar flip on the banner pane.
+"""
+import argparse, glob, json, os, statistics, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Zellij, percentile, segments_by_pane, turnstile_bin, wait_for
+
+BANNER = r"""i=0; while :; do i=$((i+1)); printf '\033[H\033[J\342\234\275 Pondering\342\200\246 (1s)\n'; sleep 1.2;
+printf '\033[H\033[J\342\234\273 Baked for 1s \302\267 done\n'; date +%s.%N >> "$STAMPS"; sleep 1.2; done"""
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def processes():
+    """{pid: (ppid, argv, cpu seconds incl. reaped children, rss peak kB)}."""
+    out = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        cpu = sum(int(x) for x in stat[11:15]) / HZ
+        out[int(pid)] = (int(stat[1]), [a.decode(errors="replace") for a in argv if a], cpu)
+    return out
+
+
+def is_pane_process(argv):
+    return "demo-agent" in argv or argv[:1] in (["/bin/bash"], ["bash"], ["sleep"])
+
+
+def session_cpu(session, procs):
+    """CPU seconds of one session's zellij server, client and the non-pane processes the server started."""
+    server = next((p for p, (_, argv, _) in procs.items() if "--server" in argv and any(session in a for a in argv)), None)
+    if server is None:
+        return None
+    total = procs[server][2]
+    for pid, (ppid, argv, cpu) in procs.items():
+        if ppid == server and not is_pane_process(argv):
+            total += cpu + sum(c for q, (pp, _, c) in procs.items() if pp == pid)
+        elif "--session" in argv and session in argv and "--server" not in argv and "pipe" not in argv:
+            total += cpu  # the client
+    return total
+
+
+def peak_rss_mib(session):
+    for pid, (_, argv, _) in processes().items():
+        if "--server" in argv and any(session in a for a in argv):
+            for line in open(f"/proc/{pid}/status"):
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def layout(agents, tabs, stamps):
+    per_tab = [[] for _ in range(tabs)]
+    per_tab[0] += [("probe", ["/bin/bash", "-c", f"mkdir -p probe && cd probe && exec {turnstile_bin()} demo-agent --name probe --turns 0"]),
+                   ("banner", ["/bin/bash", "-c", BANNER.replace('"$STAMPS"', stamps)])]
+    for i in range(agents):
+        per_tab[i % tabs].append((f"a{i}", [turnstile_bin(), "demo-agent", "--name", f"a{i}", "--seed", str(i + 1)]))
+    return per_tab
+
+
+def measure_cpu(bare, bar, seconds, rounds):
+    """Per window: (bar session CPU %, bare session CPU %)."""
+    windows = []
+    for r in range(rounds):
+        order = [bare, bar] if r % 2 == 0 else [bar, bare]
+        p0 = processes()
+        c0 = {z.session: session_cpu(z.session, p0) for z in order}
+        t0 = time.time()
+        time.sleep(seconds)
+        p1 = processes()
+        dt = time.time() - t0
+        c1 = {z.session: session_cpu(z.session, p1) for z in order}
+        share = {s: (c1[s] - c0[s]) / dt * 100 for s in c0 if c0[s] is not None and c1[s] is not None}
+        windows.append((share.get(bar.session, float("nan")), share.get(bare.session, float("nan"))))
+    return windows
+
+
+def probe_transcript(z):
+    files = glob.glob(os.path.join(z.dir, "tmp", "turnstile-demo", ".claude", "projects", "*-probe", "*.jsonl"))
+    return max(files, key=os.path.getmtime) if files else None
+
+
+def segment(z, name):
+    return next((s for s in segments_by_pane(z.bar()).values() if f" {name} " in f" {s} "), "")
+
+
+def transcript_latency(z, turns):
+    path = wait_for("the probe's transcript", lambda: probe_transcript(z), timeout=30)
+    wait_for("the probe in the bar", lambda: segment(z, "probe"), timeout=30)
+    lat = []
+    for n in range(turns):
+        with open(path, "a") as f:
+            f.write(json.dumps({"type": "user", "message": {"role": "user", "content": f"bench {n}"}}) + "\n")
+        wait_for("probe working", lambda: "working" in segment(z, "probe"), timeout=10, interval=0.005)
+        time.sleep(0.3)
+        answer = {"type": "assistant", "message": {"id": f"m{n}", "role": "assistant", "stop_reason": "end_turn",
+                                                   "content": [{"type": "text", "text": f"answer {n}"}]}}
+        with open(path, "a") as f:
+            f.write(json.dumps(answer) + "\n")
+        t0 = time.time()
+        wait_for("probe done", lambda: "done" in segment(z, "probe"), timeout=10, interval=0.005)
+        lat.append((time.time() - t0) * 1000)
+    return lat
+
+
+def banner_latency(z, stamps, turns):
+    flips, last = [], None
+    deadline = time.time() + turns * 2.4 + 10
+    while len(flips) < turns and time.time() < deadline:
+        seg = segment(z, "banner")
+        state = "done" if "done" in seg else "working" if "working" in seg else last
+        if state == "done" and last == "working":
+            flips.append(time.time())
+        last = state
+        time.sleep(0.003)
+    printed = [float(l) for l in open(stamps) if l.strip()]
+    lat = []
+    for f in flips:
+        before = [p for p in printed if p <= f]
+        if before:
+            lat.append((f - before[-1]) * 1000)
+    return lat
+
+
+def fmt(ms):
+    return f"n={len(ms)} p50={percentile(ms, .5):.0f} ms p95={percentile(ms, .95):.0f} ms max={max(ms or [0]):.0f} ms"
+
+
+def run(agents, tabs, seconds, rounds, latency_turns):
+    stamps = [f"/tmp/turnstile-bench-stamps-{os.getpid()}-{k}" for k in ("bare", "bar")]
+    for s in stamps:
+        open(s, "w").close()
+    cols = 250
+    bare = Zellij([], tabs=layout(agents, tabs, stamps[0]), with_plugin=False, cols=cols)
+    bar = Zellij([], tabs=layout(agents, tabs, stamps[1]), cols=cols,
+                 plugin_config={"poll_ms": "500", "idle_poll_ms": "3000", "hidden_poll_ms": "2000"})
+    try:
+        wait_for("the agents in the bar", lambda: len(segments_by_pane(bar.bar())) >= min(agents, 8), timeout=60)
+        time.sleep(8)  # warm up: every agent in its turn cycle
+        windows = measure_cpu(bare, bar, seconds, rounds)
+        added = statistics.median(b - a for b, a in windows)
+        result = {"agents": agents, "tabs": tabs, "added": added,
+                  "bar": statistics.median(b for b, _ in windows), "bare": statistics.median(a for _, a in windows),
+                  "rss_bar": peak_rss_mib(bar.session), "rss_bare": peak_rss_mib(bare.session)}
+        if latency_turns:
+            result["transcript"] = transcript_latency(bar, latency_turns)
+            result["banner"] = banner_latency(bar, stamps[1], latency_turns)
+        return result
+    finally:
+        bar.close()
+        bare.close()
+        for s in stamps:
+            os.unlink(s)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--agents", default="8,16,32,64")
+    ap.add_argument("--tabs", default="1,4")
+    ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--latency-turns", type=int, default=20)
+    ap.add_argument("--latency-at", default="32x4", help="AGENTSxTABS where latency is measured under load")
+    a = ap.parse_args()
+    rows = []
+    for tabs in [int(t) for t in a.tabs.split(",")]:
+        for agents in [int(n) for n in a.agents.split(",")]:
+            lat = a.latency_turns if f"{agents}x{tabs}" == a.latency_at else 0
+            r = run(agents, tabs, a.seconds, a.rounds, lat)
+            rows.append(r)
+            print(f"{agents:3d} agents, {tabs} tab(s): bar adds {r['added']:+5.1f} % of a core "
+                  f"(zellij with bar {r['bar']:.1f} %, without {r['bare']:.1f} %; median of {a.rounds} windows); "
+                  f"server peak RSS {r['rss_bar']:.0f} MiB with the bar, {r['rss_bare']:.0f} MiB without", flush=True)
+            if lat:
+                print(f"    under load: transcript append -> bar {fmt(r['transcript'])}", flush=True)
+                print(f"    under load: banner printed -> bar    {fmt(r['banner'])}", flush=True)
+    print("\ncurve (added % of one core):")
+    for tabs in sorted({r["tabs"] for r in rows}):
+        line = ", ".join(f"{r['agents']}: {r['added']:+.1f}" for r in rows if r["tabs"] == tabs)
+        print(f"  {tabs} tab(s): {line}")
+
+
+if __name__ == "__main__":
+    main()
