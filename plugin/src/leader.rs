@@ -17,8 +17,8 @@ pub enum Role {
     Undecided,
     /// Does the work; sends rows to these copies.
     Leader(Vec<Follower>),
-    /// Draws the rows the leader sends.
-    Follower,
+    /// Draws the rows the leader (this plugin id) sends.
+    Follower(u32),
 }
 
 /// Another copy of the bar: its plugin id and the tab it is drawn in.
@@ -31,6 +31,14 @@ pub struct Follower {
 impl Role {
     pub fn is_leader(&self) -> bool {
         matches!(self, Role::Leader(_))
+    }
+
+    /// The leader's plugin id, for a follower.
+    pub fn leader(&self) -> Option<u32> {
+        match self {
+            Role::Follower(id) => Some(*id),
+            _ => None,
+        }
     }
 
     pub fn followers(&self) -> &[Follower] {
@@ -61,11 +69,12 @@ pub fn elect(me: u32, manifest: &PaneManifest) -> Role {
         .filter(|(_, p)| p.is_plugin && p.plugin_url.as_deref() == Some(url.as_str()))
         .map(|(tab, p)| (p.id, tab))
         .collect();
-    if copies.first().is_none_or(|(first, _)| *first == me) {
-        let followers = copies.into_iter().filter(|(id, _)| *id != me);
-        Role::Leader(followers.map(|(id, tab)| Follower { id, tab }).collect())
-    } else {
-        Role::Follower
+    match copies.first() {
+        Some((first, _)) if *first != me => Role::Follower(*first),
+        _ => {
+            let followers = copies.into_iter().filter(|(id, _)| *id != me);
+            Role::Leader(followers.map(|(id, tab)| Follower { id, tab }).collect())
+        }
     }
 }
 
@@ -133,7 +142,7 @@ mod tests {
     #[test]
     fn lowest_copy_of_our_url_leads() {
         assert_eq!(elect(3, &manifest()), Role::Leader(vec![Follower { id: 7, tab: 0 }]));
-        assert_eq!(elect(7, &manifest()), Role::Follower);
+        assert_eq!(elect(7, &manifest()), Role::Follower(3));
         assert_eq!(elect(99, &manifest()), Role::Leader(vec![]));
     }
 

@@ -28,6 +28,8 @@ use zellij_tile::prelude::*;
 
 /// Pipe name the leader uses to hand rows to the other copies.
 const PIPE_SYNC: &str = "turnstile-sync";
+/// Pipe name a copy uses to tell the leader which tabs are viewed.
+const PIPE_VIEW: &str = "turnstile-view";
 /// Pipe name of routing commands (keybindings: next, prev, resend, …).
 const PIPE_ROUTE: &str = "route";
 /// Context key of host command runs.
@@ -72,6 +74,8 @@ struct Plugin {
     storm: Storm,
     watcher: WatcherRun,
     routing: routing::Routing,
+    /// The last pane list (the leader recomputes focus when views change).
+    manifest: Option<PaneManifest>,
     /// Followers (plugin ids) that have not been sent the latest rows.
     stale_followers: BTreeSet<u32>,
 }
@@ -173,6 +177,7 @@ impl ZellijPlugin for Plugin {
         };
         match message.name.as_str() {
             PIPE_SYNC => self.on_sync(payload),
+            PIPE_VIEW if self.role.is_leader() => self.on_view(payload),
             PIPE_STATE if self.role.is_leader() => {
                 self.answer_state(&message.source);
                 false
@@ -241,7 +246,11 @@ impl Plugin {
         let role = leader::elect(me, manifest);
         let became_leader = role.is_leader() && !self.role.is_leader();
         let lost_leadership = !role.is_leader() && self.role.is_leader();
+        let new_leader = role.leader().filter(|l| self.role.leader() != Some(*l));
         self.role = role;
+        if new_leader.is_some() {
+            self.tell_leader_viewed();
+        }
         if became_leader {
             subscribe(&[EventType::PaneRenderReport]);
             self.host.wanted = true;
@@ -250,6 +259,9 @@ impl Plugin {
             unsubscribe(&[EventType::PaneRenderReport]);
         }
         let metas = leader::terminal_panes(manifest, &self.viewed_tabs);
+        if self.role.is_leader() {
+            self.manifest = Some(manifest.clone());
+        }
         let alive: BTreeSet<u32> = metas.iter().map(|m| m.id).collect();
         for closed in self.table.ids().into_iter().filter(|id| !alive.contains(id)) {
             self.routing.forget(closed);
@@ -262,9 +274,58 @@ impl Plugin {
     }
 
     fn on_tabs(&mut self, tabs: &[TabInfo]) -> bool {
-        self.viewed_tabs = leader::viewed_tabs(tabs);
-        self.sync_stale_followers();
-        false
+        let viewed = leader::viewed_tabs(tabs);
+        if viewed == self.viewed_tabs {
+            return false;
+        }
+        let changed = self.set_viewed(viewed);
+        self.tell_leader_viewed();
+        changed
+    }
+
+    /// A copy in a tab nobody views gets no tab updates, so the leader may
+    /// not know what is viewed: the other copies tell it.
+    fn tell_leader_viewed(&self) {
+        let Some(leader) = self.role.leader() else {
+            return;
+        };
+        if let Ok(payload) = serde_json::to_string(&self.viewed_tabs) {
+            pipe_message_to_plugin(
+                MessageToPlugin::new(PIPE_VIEW)
+                    .with_destination_plugin_id(leader)
+                    .with_payload(payload),
+            );
+        }
+    }
+
+    /// The tabs some client views changed (seen by this copy or told by
+    /// another): focus marks follow, and copies in newly viewed tabs get
+    /// the rows they missed.
+    fn set_viewed(&mut self, viewed: BTreeSet<usize>) -> bool {
+        if viewed == self.viewed_tabs {
+            return false;
+        }
+        self.viewed_tabs = viewed;
+        if !self.role.is_leader() {
+            return false;
+        }
+        let changed = match &self.manifest {
+            Some(manifest) => self.table.sync(leader::terminal_panes(manifest, &self.viewed_tabs)),
+            None => false,
+        };
+        if changed {
+            self.broadcast();
+        } else {
+            self.sync_stale_followers();
+        }
+        changed
+    }
+
+    fn on_view(&mut self, payload: &str) -> bool {
+        match serde_json::from_str::<BTreeSet<usize>>(payload) {
+            Ok(viewed) => self.set_viewed(viewed),
+            Err(_) => false,
+        }
     }
 
     fn on_theme(&mut self, mode: &ModeInfo) -> bool {

@@ -295,7 +295,8 @@ class Tabs(unittest.TestCase):
             first = SGR.sub("", z.bar())
             z.action("go-to-next-tab")
             wait_for("tab 2 bar shows both", lambda: segment(z.bar(), "one") and segment(z.bar(), "two") and "done" in segment(z.bar(), "one"), timeout=10)
-            self.assertEqual(segment(first, "one"), segment(z.bar(), "one"))
+            second = z.bar()
+            self.assertEqual(segment(first, "one"), segment(second, "one"), f"{first!r} vs {second!r}")
 
 
 if __name__ == "__main__":
