@@ -36,6 +36,8 @@ const PIPE_ROUTE: &str = "route";
 const CTX_KIND: &str = "turnstile";
 /// How often the plugin wakes up (ms); the intervals in the config are multiples.
 const TICK_MS: Millis = 250;
+/// How often a follower copy wakes up (ms).
+const FOLLOWER_TICK_MS: Millis = 1_000;
 /// Output storm: this many render reports within `STORM_WINDOW_MS`…
 const STORM_REPORTS: u32 = 3;
 const STORM_WINDOW_MS: Millis = 60;
@@ -44,6 +46,8 @@ const STORM_WINDOW_MS: Millis = 60;
 const STORM_PAUSE_MS: Millis = 100;
 const STORM_PAUSE_PER_PANE_MS: Millis = 25;
 const STORM_PAUSE_MAX_MS: Millis = 600;
+/// Delay between the permission requests of copies loading together (s).
+const PERMISSION_STAGGER_S: f64 = 0.04;
 /// Events kept while permissions are pending.
 const MAX_QUEUED_EVENTS: usize = 256;
 /// A host run that has not answered after this long is given up and retried.
@@ -58,6 +62,7 @@ struct Plugin {
     config: Config,
     problems: Vec<String>,
     table: PaneTable,
+    permission_requested: bool,
     granted: bool,
     queued: Vec<Event>,
     role: leader::Role,
@@ -74,6 +79,7 @@ struct Plugin {
     storm: Storm,
     watcher: WatcherRun,
     routing: routing::Routing,
+    subscribed: Subscribed,
     /// The last pane list (the leader recomputes focus when views change).
     manifest: Option<PaneManifest>,
     /// Followers (plugin ids) that have not been sent the latest rows.
@@ -111,6 +117,13 @@ struct WatcherRun {
     retry_ms: Millis,
 }
 
+/// The optional event subscriptions this copy holds.
+#[derive(Default)]
+struct Subscribed {
+    reports: bool,
+    commands: bool,
+}
+
 /// Bookkeeping of host command runs: never more than one in flight.
 #[derive(Default)]
 struct HostRuns {
@@ -134,15 +147,16 @@ impl ZellijPlugin for Plugin {
         self.routing = routing::Routing::new(&config);
         self.config = config;
         self.problems = problems;
-        request_permission(&[
-            PermissionType::ReadApplicationState,
-            PermissionType::ReadPaneContents,
-            PermissionType::RunCommands,
-            PermissionType::WriteToStdin,
-            PermissionType::ChangeApplicationState,
-            PermissionType::ReadCliPipes,
-            PermissionType::MessageAndLaunchOtherPlugins,
-        ]);
+        // zellij rewrites its permission cache (truncate, then write) when
+        // a copy is granted; a copy that reads it at that moment finds it
+        // empty and shows a permission prompt. Copies in other tabs load
+        // together: each asks a little after the other.
+        let stagger = (get_plugin_ids().plugin_id.saturating_sub(1) % 16) as f64 * PERMISSION_STAGGER_S;
+        if stagger == 0.0 {
+            self.request_permissions();
+        } else {
+            set_timeout(stagger);
+        }
         subscribe(&[
             EventType::PermissionRequestResult,
             EventType::PaneUpdate,
@@ -151,13 +165,16 @@ impl ZellijPlugin for Plugin {
             EventType::RunCommandResult,
             EventType::Timer,
             EventType::Mouse,
-            EventType::CommandChanged,
         ]);
     }
 
     fn update(&mut self, event: Event) -> bool {
         if let Event::PermissionRequestResult(status) = event {
             return self.on_permission(status);
+        }
+        if !self.permission_requested && matches!(event, Event::Timer(_)) {
+            self.request_permissions();
+            return false;
         }
         if !self.granted {
             // Events before permissions are granted are replayed, oldest
@@ -191,17 +208,42 @@ impl ZellijPlugin for Plugin {
 
     fn render(&mut self, _rows: usize, cols: usize) {
         self.cols = cols;
-        let now = now_ms();
-        let segments = self.segments();
-        let palette = self.config.palette.or(self.theme).unwrap_or_default();
-        let message = self.message_text(now);
-        let rendered = bar::render(&segments, now, cols, &palette, message.as_deref());
+        let rendered = self.draw(now_ms());
         print!("{}", rendered.line);
         self.rendered = Some(rendered);
     }
 }
 
 impl Plugin {
+    fn request_permissions(&mut self) {
+        self.permission_requested = true;
+        request_permission(&[
+            PermissionType::ReadApplicationState,
+            PermissionType::ReadPaneContents,
+            PermissionType::RunCommands,
+            PermissionType::WriteToStdin,
+            PermissionType::ChangeApplicationState,
+            PermissionType::ReadCliPipes,
+            PermissionType::MessageAndLaunchOtherPlugins,
+        ]);
+    }
+
+    /// The bar as it would be drawn now.
+    fn draw(&self, now: Millis) -> Rendered {
+        let segments = self.segments();
+        let palette = self.config.palette.or(self.theme).unwrap_or_default();
+        let message = self.message_text(now);
+        bar::render(&segments, now, self.cols, &palette, message.as_deref())
+    }
+
+    /// True when drawing now would change the row (a duration ticked, a
+    /// message expired): time alone never asks zellij for a needless render.
+    fn looks_different(&self, now: Millis) -> bool {
+        self.rendered
+            .as_ref()
+            .is_none_or(|r| r.line != self.draw(now).line)
+    }
+
     fn on_permission(&mut self, status: PermissionStatus) -> bool {
         if status == PermissionStatus::Denied {
             self.queued.clear();
@@ -252,11 +294,11 @@ impl Plugin {
             self.tell_leader_viewed();
         }
         if became_leader {
-            subscribe(&[EventType::PaneRenderReport]);
             self.host.wanted = true;
             self.start_watcher();
-        } else if lost_leadership {
-            unsubscribe(&[EventType::PaneRenderReport]);
+        }
+        if became_leader || lost_leadership {
+            self.sync_subscriptions(now_ms());
         }
         let metas = leader::terminal_panes(manifest, &self.viewed_tabs);
         if self.role.is_leader() {
@@ -425,7 +467,9 @@ impl Plugin {
             changed |= self.end_storm_pause(now);
         }
         if now >= self.timers.next_tick {
-            self.timers.next_tick = now + TICK_MS;
+            // Followers only redraw durations: once a second is enough.
+            let tick = if self.role.is_leader() { TICK_MS } else { FOLLOWER_TICK_MS };
+            self.timers.next_tick = now + tick;
             changed |= self.on_tick(now);
         }
         self.arm_timer(now);
@@ -445,21 +489,60 @@ impl Plugin {
             PaneId::Plugin(_) => None,
         }));
         if self.storm.reports >= STORM_REPORTS && self.storm.paused_until.is_none() {
-            unsubscribe(&[EventType::PaneRenderReport]);
             let pause = STORM_PAUSE_MS + STORM_PAUSE_PER_PANE_MS * self.storm.streaming.len() as Millis;
             let until = now + pause.min(STORM_PAUSE_MAX_MS);
             self.storm.paused_until = Some(until);
+            self.sync_subscriptions(now);
             self.wake_at(until, now);
         }
+    }
+
+    /// Subscribes to what this copy needs now, and only to that: render
+    /// reports for the leader while some agent's screen matters and no storm
+    /// pause runs; command changes for the leader while it polls.
+    fn sync_subscriptions(&mut self, now: Millis) {
+        let leader = self.role.is_leader();
+        let reports = leader && self.storm.paused_until.is_none() && self.screens_needed();
+        if reports != self.subscribed.reports {
+            self.subscribed.reports = reports;
+            if reports {
+                subscribe(&[EventType::PaneRenderReport]);
+            } else {
+                unsubscribe(&[EventType::PaneRenderReport]);
+            }
+        }
+        if leader && !self.screens_needed() {
+            let covered: Vec<u32> = self.table.ids();
+            for id in covered {
+                self.screen_matters(id, now);
+            }
+        }
+        let commands = leader && !self.watcher.running;
+        if commands != self.subscribed.commands {
+            self.subscribed.commands = commands;
+            if commands {
+                subscribe(&[EventType::CommandChanged]);
+            } else {
+                unsubscribe(&[EventType::CommandChanged]);
+            }
+        }
+    }
+
+    /// False when every agent pane is covered by its status file through
+    /// the running watcher: no screen then adds anything, and zellij need
+    /// not copy any viewport to us.
+    fn screens_needed(&self) -> bool {
+        let agents = self.table.agents();
+        !self.watcher.running || agents.is_empty() || agents.iter().any(|p| !self.table.has_session_status(p.meta.id))
     }
 
     /// Resubscribes and reads the busy agent panes whose changes the pause hid.
     fn end_storm_pause(&mut self, now: Millis) -> bool {
         let streaming = std::mem::take(&mut self.storm).streaming;
+        self.sync_subscriptions(now);
         if !self.role.is_leader() {
             return false;
         }
-        subscribe(&[EventType::PaneRenderReport]);
         let busy: Vec<u32> = self
             .table
             .agents()
@@ -478,8 +561,8 @@ impl Plugin {
 
     fn on_tick(&mut self, now: Millis) -> bool {
         if !self.role.is_leader() {
-            // Followers redraw durations once a second.
-            return now / 1000 != now.saturating_sub(TICK_MS) / 1000;
+            // Followers only redraw running durations.
+            return self.looks_different(now);
         }
         let edges = self.table.tick(now);
         let mut changed = !edges.is_empty();
@@ -503,8 +586,7 @@ impl Plugin {
         if changed {
             self.broadcast();
         }
-        // Working segments show a running duration: redraw each second.
-        changed || self.table.any_active()
+        changed || self.looks_different(now)
     }
 
     /// Panes in tabs no client views get no render reports: read them.
@@ -582,6 +664,7 @@ impl Plugin {
         run_command(&[cmd.as_str(), "watch"], context);
         self.watcher.running = true;
         self.watcher.restart_at = None;
+        self.sync_subscriptions(now_ms());
     }
 
     fn restart_watcher_when_due(&mut self, now: Millis) {
@@ -595,6 +678,7 @@ impl Plugin {
     fn on_watcher_exit(&mut self, code: Option<i32>, stderr: &[u8], now: Millis) -> bool {
         let another_serves = code == Some(0) && String::from_utf8_lossy(stderr).contains("already serves");
         self.watcher.running = another_serves;
+        self.sync_subscriptions(now);
         if another_serves || !self.role.is_leader() {
             return false;
         }
@@ -668,6 +752,7 @@ impl Plugin {
         edges.extend(self.table.tick(now));
         self.after_edges(edges, now);
         self.confirm_candidates(now);
+        self.sync_subscriptions(now);
         let changed = self.segments() != before;
         if changed {
             self.broadcast();

@@ -106,7 +106,11 @@ def probe_transcript(z):
 
 
 def segment(z, name):
-    return next((s for s in segments_by_pane(z.bar()).values() if f" {name} " in f" {s} "), "")
+    """The bar's segment of the pane titled `name`, as a state word (a full
+    bar drops names and state words: the glyph tells the state)."""
+    text = segments_by_pane(z.bar()).get(z.pane_id(name), "")
+    glyph = text.split()[0] if text.split() else ""
+    return {"⠿": "working", "✓": "done", "✓?": "done", "✗": "failed", "?": "waiting"}.get(glyph, text)
 
 
 def transcript_latency(z, turns):
