@@ -23,7 +23,7 @@ use turnstile_core::bar::{self, Color, Palette, Rendered, Segment};
 use turnstile_core::config::Config;
 use turnstile_core::panes::PaneTable;
 use turnstile_core::protocol::{self, HostReport, PaneReport, PaneSummary, PIPE_PUSH, PIPE_STATE, PIPE_VERDICT};
-use turnstile_core::{screen, Millis, State};
+use turnstile_core::{screen, Millis};
 use zellij_tile::prelude::*;
 
 /// Pipe name the leader uses to hand rows to the other copies.
@@ -239,9 +239,7 @@ impl Plugin {
     /// True when drawing now would change the row (a duration ticked, a
     /// message expired): time alone never asks zellij for a needless render.
     fn looks_different(&self, now: Millis) -> bool {
-        self.rendered
-            .as_ref()
-            .is_none_or(|r| r.line != self.draw(now).line)
+        self.rendered.as_ref().is_none_or(|r| r.line != self.draw(now).line)
     }
 
     fn on_permission(&mut self, status: PermissionStatus) -> bool {
@@ -408,7 +406,7 @@ impl Plugin {
     /// screen would only repeat that, at a cost. Its old screen guess is
     /// dropped the first time, so it cannot linger.
     fn screen_matters(&mut self, id: u32, now: Millis) -> bool {
-        if !(self.watcher.running && self.table.has_session_status(id)) {
+        if !self.covered(id) {
             return true;
         }
         if self.table.has_screen_state(id) {
@@ -416,6 +414,11 @@ impl Plugin {
             self.after_edges(edge.map(|e| (id, e)).into_iter().collect(), now);
         }
         false
+    }
+
+    /// The pane's agent status file reaches us through the running watcher.
+    fn covered(&self, id: u32) -> bool {
+        self.watcher.running && self.table.has_session_status(id)
     }
 
     /// Runs the screen matcher on a viewport. A new screen state is only
@@ -468,7 +471,11 @@ impl Plugin {
         }
         if now >= self.timers.next_tick {
             // Followers only redraw durations: once a second is enough.
-            let tick = if self.role.is_leader() { TICK_MS } else { FOLLOWER_TICK_MS };
+            let tick = if self.role.is_leader() {
+                TICK_MS
+            } else {
+                FOLLOWER_TICK_MS
+            };
             self.timers.next_tick = now + tick;
             changed |= self.on_tick(now);
         }
@@ -489,7 +496,9 @@ impl Plugin {
             PaneId::Plugin(_) => None,
         }));
         if self.storm.reports >= STORM_REPORTS && self.storm.paused_until.is_none() {
-            let pause = STORM_PAUSE_MS + STORM_PAUSE_PER_PANE_MS * self.storm.streaming.len() as Millis;
+            // The catch-up reads only the panes whose screen matters.
+            let to_read = self.storm.streaming.iter().filter(|id| !self.covered(**id)).count();
+            let pause = STORM_PAUSE_MS + STORM_PAUSE_PER_PANE_MS * to_read as Millis;
             let until = now + pause.min(STORM_PAUSE_MAX_MS);
             self.storm.paused_until = Some(until);
             self.sync_subscriptions(now);
@@ -536,23 +545,22 @@ impl Plugin {
         !self.watcher.running || agents.is_empty() || agents.iter().any(|p| !self.table.has_session_status(p.meta.id))
     }
 
-    /// Resubscribes and reads the busy agent panes whose changes the pause hid.
+    /// Resubscribes and reads the agent panes whose changes the pause hid
+    /// (those whose screen matters: a covered pane's status was pushed).
     fn end_storm_pause(&mut self, now: Millis) -> bool {
         let streaming = std::mem::take(&mut self.storm).streaming;
         self.sync_subscriptions(now);
         if !self.role.is_leader() {
             return false;
         }
-        let busy: Vec<u32> = self
+        let hidden_changes: Vec<u32> = self
             .table
             .agents()
             .iter()
-            .filter(|p| streaming.contains(&p.meta.id))
-            .filter(|p| matches!(p.state(), State::Working | State::Waiting | State::Unknown))
             .map(|p| p.meta.id)
+            .filter(|id| streaming.contains(id) && !self.covered(*id))
             .collect();
-        let busy = busy.into_iter().filter(|id| self.screen_matters(*id, now)).collect();
-        let changed = self.read_viewports(busy, now);
+        let changed = self.read_viewports(hidden_changes, now);
         if changed {
             self.broadcast();
         }
