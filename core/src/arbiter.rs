@@ -234,8 +234,13 @@ impl PaneArbiter {
     /// markers the hook leaves in the transcript) confirms a moment later,
     /// and a screen caught between two frames must not.
     fn candidate_confirmation(&self, a: &Observation) -> Option<&'static str> {
-        if self.hook.is_some() {
-            return None;
+        if let Some(hook) = &self.hook {
+            // An old release's Stop can run before its answer is written:
+            // the answer that lands after it is the turn's end.
+            let stop_before_answer = hook.verdict.candidate == Some(State::Done)
+                && a.verdict.source == Source::Transcript
+                && a.verdict.at >= hook.verdict.at;
+            return stop_before_answer.then_some("the Stop hook ran before the answer reached the transcript");
         }
         let quiet_screen = self.screen.as_ref().is_some_and(|s| {
             s.verdict.at >= a.since && matches!(s.verdict.state, State::Done | State::Unknown | State::Idle)
@@ -309,6 +314,37 @@ mod tests {
             key: Some(key.into()),
             ..v(state, Source::Transcript, at)
         }
+    }
+
+    #[test]
+    fn an_old_releases_stop_before_its_answer_is_confirmed_by_the_answer() {
+        let mut a = PaneArbiter::new();
+        a.observe(v(State::Working, Source::Hook, 10)); // UserPromptSubmit
+        a.observe(keyed(State::Working, "prompt", 11));
+        let stop = Verdict {
+            candidate: Some(State::Done),
+            ..v(State::Working, Source::Hook, 20)
+        };
+        a.observe(stop);
+        assert_eq!(a.fused().state, State::Working, "no answer yet: not done");
+        let answer = Verdict {
+            candidate: Some(State::Done),
+            ..keyed(State::Working, "answer", 25)
+        };
+        let edge = a.observe(answer).expect("the answer ends the turn");
+        assert!(edge.is_confirmed_done(), "{edge:?}");
+    }
+
+    #[test]
+    fn a_preamble_under_a_running_turn_is_not_confirmed_by_the_prompt_hook() {
+        let mut a = PaneArbiter::new();
+        a.observe(v(State::Working, Source::Hook, 10)); // UserPromptSubmit
+        let preamble = Verdict {
+            candidate: Some(State::Done),
+            ..keyed(State::Working, "preamble", 25)
+        };
+        a.observe(preamble);
+        assert_ne!(a.fused().state, State::Done);
     }
 
     #[test]

@@ -105,7 +105,11 @@ impl HookEvent {
             verdict.state = State::Working;
             verdict.reason = format!("Stop hook, but {agents} background agent(s) still run");
         } else if self.background_tasks.is_none() && !shows_answer {
+            // The turn ended as far as Claude Code knows; the answer is still
+            // on its way to the transcript (2.1.39 flushes late). The
+            // candidate marks it: the answer confirms the end when it lands.
             verdict.state = State::Working;
+            verdict.candidate = Some(State::Done);
             verdict.reason = "Stop hook of an old release; the transcript does not show the answer yet".into();
         }
         Some(verdict)

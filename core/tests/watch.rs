@@ -101,6 +101,19 @@ impl Rig {
         PathBuf::from(report["agent"]["transcript"].as_str().expect("a bound transcript"))
     }
 
+    /// Rewrites the status file of the `nth` agent with a new session id,
+    /// as Claude Code does on `/clear` and `/resume`.
+    fn new_session(&self, nth: usize, id: &str) {
+        let pid = self.children[nth].id();
+        let path = self
+            .dir
+            .path()
+            .join(format!("turnstile-demo/.claude/sessions/{pid}.json"));
+        let mut status: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        status["sessionId"] = json!(id);
+        std::fs::write(&path, status.to_string()).unwrap();
+    }
+
     fn until(&self, what: &str, cond: impl Fn(&Rig) -> bool) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
@@ -175,8 +188,10 @@ fn truncation_and_a_new_session_file_are_followed() {
     // Truncated and rewritten: read afresh.
     std::fs::write(&t, prompt()).unwrap();
     rig.until("working after truncation", |r| r.state(3).as_deref() == Some("working"));
-    // The transcript is deleted and a new session file appears (`/clear`).
+    // `/clear`: a new session id in the agent's status file, then its
+    // transcript appears (the old one is deleted here, too).
     std::fs::remove_file(&t).unwrap();
+    rig.new_session(0, "fresh-session");
     let fresh = t.with_file_name("fresh-session.jsonl");
     let mut turn = prompt();
     turn.extend(answer("b1"));
@@ -222,4 +237,43 @@ fn a_channel_whose_zellij_pipe_exits_is_started_again() {
     rig.until("done through another new pipe", |r| {
         r.state(6).as_deref() == Some("done")
     });
+}
+
+#[test]
+fn an_agent_never_prompted_never_borrows_its_neighbours_transcript() {
+    let mut rig = Rig::new("watch-borrow");
+    rig.agent(1);
+    rig.agent(2);
+    std::thread::sleep(Duration::from_millis(300));
+    // Pane 2's agent has a session but no transcript yet (never prompted).
+    let own = rig
+        .dir
+        .path()
+        .join("turnstile-demo/.claude/projects")
+        .read_dir()
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    rig.new_session(1, "never-prompted");
+    rig.watch();
+    rig.until("pane 1 bound", |r| r.state(1).is_some());
+    let t1 = rig.transcript_of(1);
+    append(&t1, &prompt());
+    rig.until("pane 1 working", |r| r.state(1).as_deref() == Some("working"));
+    append(&t1, &answer("p1"));
+    rig.until("pane 1 done", |r| r.state(1).as_deref() == Some("done"));
+    assert_eq!(rig.state(2), None, "pane 2 shows no transcript state of pane 1's");
+    assert_eq!(rig.transcript_of(2), own.join("never-prompted.jsonl"));
+    // Its first prompt creates its own file: followed from then on.
+    append_new(&own.join("never-prompted.jsonl"), &prompt());
+    rig.until("pane 2 working on its own transcript", |r| {
+        r.state(2).as_deref() == Some("working")
+    });
+    assert_eq!(rig.state(1).as_deref(), Some("done"));
+}
+
+fn append_new(path: &Path, bytes: &[u8]) {
+    std::fs::write(path, bytes).unwrap();
 }

@@ -3,7 +3,7 @@
 Each `Zellij` gets its own HOME, config dir, cache (pre-granted plugin
 permissions), TMPDIR and session name. Steps poll a condition until it holds
 or a timeout passes: no fixed sleeps decide a test."""
-import json, os, shutil, subprocess, tempfile, time, uuid
+import glob, json, os, shutil, subprocess, sys, tempfile, time, uuid
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "claude-code")
@@ -221,10 +221,37 @@ class Zellij:
             # Agents and hooks still write into the sandbox while they exit.
             remove_sandbox(self.dir, self.home)
 
+    def evidence(self):
+        """What a failed test leaves behind, for people: the bar and the
+        screen, the host's report, the transcripts' tails, the hook bindings
+        and the zellij log's last lines."""
+        out = [f"--- evidence of session {self.session} ({self.dir})", "bar: " + self.bar(), "screen:", self.screen()]
+        status = subprocess.run([turnstile_bin(), "status", "--session", self.session, "--json"], capture_output=True,
+                                text=True, env=self.env, timeout=20)
+        out += ["host report:", status.stdout.strip() or status.stderr.strip()]
+        for pattern in (os.path.join(self.home, ".claude", "projects", "*", "*.jsonl"),
+                        os.path.join(self.dir, "tmp", "turnstile-demo", ".claude", "projects", "*", "*.jsonl"),
+                        os.path.join(self.home, ".local", "state", "turnstile", "bindings", "*", "*.json"),
+                        os.path.join(self.home, ".claude", "sessions", "*.json")):
+            for path in sorted(glob.glob(pattern)):
+                with open(path, errors="replace") as f:
+                    lines = f.readlines()
+                out += [f"{path} ({len(lines)} lines, last 12, each cut at 400 chars):"]
+                out += [l.rstrip()[:400] for l in lines[-12:]]
+        for log in glob.glob(os.path.join(self.dir, "tmp", "zellij-*", "zellij-log", "zellij.log")):
+            with open(log, errors="replace") as f:
+                out += ["zellij log (last 30 lines):"] + [l.rstrip()[:300] for l in f.readlines()[-30:]]
+        return "\n".join(out)
+
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
+        if exc_type is not None:
+            try:
+                sys.stderr.write(self.evidence() + "\n")
+            except Exception as e:  # evidence is best effort: the failure itself is what counts
+                sys.stderr.write(f"(no evidence: {e})\n")
         self.close()
 
 

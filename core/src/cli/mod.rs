@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
 use turnstile_core::{ansi, screen, session::SessionStatus};
 
+mod binding;
 mod demo_agent;
 mod explain;
 mod hooks;

@@ -4,6 +4,7 @@
 //! Code's session status file, classifies them and answers for all panes in
 //! one run.
 
+use super::binding::Binding;
 use anyhow::{bail, Result};
 use std::collections::BTreeMap;
 use std::fs;
@@ -47,14 +48,6 @@ impl AgentProcess {
             .and_then(|b| SessionStatus::parse(&b).ok())
     }
 
-    /// Its transcript: the hook binding's, else the session id's, else the
-    /// newest of its project folder.
-    pub fn transcript(&self, session: &str, status: Option<&SessionStatus>) -> Option<PathBuf> {
-        let session_id = status.and_then(|s| s.session_id.as_deref());
-        super::hooks::bound_transcript(session, self.pane)
-            .or_else(|| find_transcript(&self.claude_home, self.cwd.as_deref()?, session_id))
-    }
-
     /// The binding reported to the plugin.
     pub fn binding(&self, session_id: Option<String>, transcript: Option<&Path>) -> AgentBinding {
         AgentBinding {
@@ -72,6 +65,7 @@ pub fn report(session: Option<String>, wanted: &[u32]) -> Result<HostReport> {
         bail!("no zellij session: pass --session or run inside zellij");
     };
     let agents = find_agents(&session);
+    let mut bindings = super::binding::bind_all(&session, &agents);
     let at = now_ms();
     let mut panes: Vec<u32> = wanted.to_vec();
     panes.extend(agents.keys().filter(|p| wanted.is_empty() || wanted.contains(p)));
@@ -80,7 +74,7 @@ pub fn report(session: Option<String>, wanted: &[u32]) -> Result<HostReport> {
     let panes = panes
         .into_iter()
         .map(|pane| match agents.get(&pane) {
-            Some(agent) => pane_report(agent, &session, at),
+            Some(agent) => pane_report(agent, bindings.remove(&pane).and_then(Binding::into_path), at),
             None => PaneReport {
                 pane,
                 ..PaneReport::default()
@@ -167,9 +161,8 @@ fn split_nul(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
-fn pane_report(agent: &AgentProcess, session: &str, at: Millis) -> PaneReport {
+fn pane_report(agent: &AgentProcess, transcript: Option<PathBuf>, at: Millis) -> PaneReport {
     let status = agent.status();
-    let transcript = agent.transcript(session, status.as_ref());
     let verdict = transcript.as_deref().and_then(|p| super::classify_file(p, false).ok());
     assemble(agent, status, transcript.as_deref(), verdict, at)
 }
@@ -198,25 +191,6 @@ pub fn assemble(
     }
 }
 
-/// `<home>/projects/<cwd with every non-alphanumeric char as '-'>/<session>.jsonl`,
-/// or the newest transcript of that project when the session id is unknown.
-fn find_transcript(claude_home: &Path, cwd: &Path, session_id: Option<&str>) -> Option<PathBuf> {
-    let folder = claude_home.join("projects").join(project_folder_name(cwd));
-    if let Some(id) = session_id {
-        let exact = folder.join(format!("{id}.jsonl"));
-        if exact.is_file() {
-            return Some(exact);
-        }
-    }
-    fs::read_dir(&folder)
-        .ok()?
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .max()
-        .map(|(_, path)| path)
-}
-
 /// Claude Code's project folder name for a working directory.
 pub fn project_folder_name(cwd: &Path) -> String {
     cwd.to_string_lossy()
@@ -235,18 +209,5 @@ mod tests {
             project_folder_name(Path::new("/home/u/wrk/a/2.1.332-tool/proj")),
             "-home-u-wrk-a-2-1-332-tool-proj"
         );
-    }
-
-    #[test]
-    fn exact_session_transcript_wins_over_the_newest() {
-        let home = tempfile::tempdir().unwrap();
-        let folder = home.path().join("projects").join("-p");
-        fs::create_dir_all(&folder).unwrap();
-        fs::write(folder.join("old.jsonl"), "{}\n").unwrap();
-        fs::write(folder.join("new.jsonl"), "{}\n").unwrap();
-        let found = find_transcript(home.path(), Path::new("/p"), Some("old")).unwrap();
-        assert!(found.ends_with("old.jsonl"));
-        assert!(find_transcript(home.path(), Path::new("/p"), None).is_some());
-        assert!(find_transcript(home.path(), Path::new("/elsewhere"), None).is_none());
     }
 }

@@ -108,6 +108,8 @@ struct Changes {
     panes: BTreeSet<u32>,
     /// Something appeared, vanished or moved that no pane is bound to.
     rebind: bool,
+    /// Look up the transcripts of panes that have none yet.
+    recheck_unbound: bool,
 }
 
 /// What a changed file is to the watcher.
@@ -170,6 +172,9 @@ pub fn run(session: Option<String>) -> Result<i32> {
                 bail!("{why}");
             }
             changes.rebind |= state.processes.changed();
+            // A safety net under inotify: panes still without a transcript
+            // are looked up again each second.
+            changes.recheck_unbound = true;
         }
         state.apply(changes, &mut watcher);
     }
@@ -233,16 +238,25 @@ impl Session {
             self.rebind(watcher);
             return;
         }
-        for path in &changes.transcripts {
-            if let Some(tracked) = self.tracked.get_mut(path) {
-                tracked.update(path);
+        if changes.recheck_unbound && !self.unbound_panes().is_empty() {
+            let before = self.transcripts.clone();
+            self.bind_all();
+            if before != self.transcripts {
+                self.watch_folders(watcher);
+                self.push_changes(None);
             }
         }
+        for path in &changes.transcripts {
+            // Appended to, or created at last (an exact binding named it first).
+            self.track(path);
+        }
         let mut panes = changes.panes;
-        for pane in panes.clone() {
-            if self.rebind_pane(pane) {
-                self.watch_folders(watcher);
-            }
+        if panes.clone().into_iter().any(|pane| self.rebind_pane(pane)) {
+            // A new session id (`/clear`, `/resume`) may also settle which
+            // file a neighbour in the same folder owns.
+            self.bind_all();
+            self.watch_folders(watcher);
+            panes.extend(self.agents.keys());
         }
         // Only the panes of the appended transcripts can have changed.
         panes.extend(
@@ -256,13 +270,18 @@ impl Session {
         }
     }
 
+    fn unbound_panes(&self) -> Vec<u32> {
+        self.agents
+            .keys()
+            .filter(|p| !self.transcripts.contains_key(p))
+            .copied()
+            .collect()
+    }
+
     /// Re-reads which transcript one pane is bound to (its session id may
     /// have changed); true when the binding moved.
     fn rebind_pane(&mut self, pane: u32) -> bool {
-        let Some(agent) = self.agents.get(&pane) else {
-            return false;
-        };
-        let path = agent.transcript(&self.name, agent.status().as_ref());
+        let path = super::binding::bind_one(&self.name, pane, &self.agents).into_path();
         if path.as_ref() == self.transcripts.get(&pane) {
             return false;
         }
@@ -280,6 +299,19 @@ impl Session {
         true
     }
 
+    /// Binds every known agent afresh and follows the bound transcripts.
+    fn bind_all(&mut self) {
+        self.transcripts = super::binding::bind_all(&self.name, &self.agents)
+            .into_iter()
+            .filter_map(|(pane, binding)| Some((pane, binding.into_path()?)))
+            .collect();
+        let live: BTreeSet<PathBuf> = self.transcripts.values().cloned().collect();
+        self.tracked.retain(|path, _| live.contains(path));
+        for path in live {
+            self.track(&path);
+        }
+    }
+
     fn track(&mut self, path: &Path) {
         if let Some(tracked) = self.tracked.get_mut(path) {
             tracked.update(path);
@@ -291,27 +323,10 @@ impl Session {
     /// Re-reads which agent runs in which pane and what it is bound to.
     fn rebind(&mut self, watcher: &mut RecommendedWatcher) {
         self.agents = find_agents(&self.name);
-        self.transcripts.clear();
-        for (pane, agent) in &self.agents {
-            let status = agent.status();
-            if let Some(path) = agent.transcript(&self.name, status.as_ref()) {
-                self.transcripts.insert(*pane, path);
-            }
-        }
-        let live: BTreeSet<PathBuf> = self.transcripts.values().cloned().collect();
-        self.tracked.retain(|path, _| live.contains(path));
-        for path in live {
-            self.track(&path);
-        }
+        self.bind_all();
         if self.watch_folders(watcher) {
             // A transcript created before its folder was watched is found now.
-            let unbound: Vec<u32> = self
-                .agents
-                .keys()
-                .filter(|p| !self.transcripts.contains_key(p))
-                .copied()
-                .collect();
-            for pane in unbound {
+            for pane in self.unbound_panes() {
                 self.rebind_pane(pane);
             }
         }
@@ -368,8 +383,10 @@ impl Session {
             let _ = fs::create_dir_all(dir);
             dirs.insert(dir.to_path_buf());
         }
-        dirs.retain(|d| d.is_dir());
-        dirs
+        // A folder that does not exist yet (an agent's first prompt creates
+        // its project folder, maybe `~/.claude` itself): watch its nearest
+        // existing ancestor, whose new entry triggers a re-bind.
+        dirs.into_iter().filter_map(|d| nearest_existing(&d)).collect()
     }
 
     /// Pushes every pane (or only these) whose report changed since it was
@@ -391,6 +408,10 @@ impl Session {
         let verdict = path.and_then(|p| self.tracked.get(p)).map(|t| t.classifier.verdict());
         super::status::assemble(agent, agent.status(), path.map(PathBuf::as_path), verdict, now)
     }
+}
+
+fn nearest_existing(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().find(|d| d.is_dir()).map(Path::to_path_buf)
 }
 
 /// Processes whose command line names an agent, looked up incrementally:

@@ -1,0 +1,258 @@
+//! Which transcript belongs to which agent pane.
+//!
+//! Several agents often share one project folder (a planner and a coder in
+//! one repository), so "the newest transcript of the folder" may well be a
+//! neighbour's. Best first:
+//!
+//! 1. **exact**: the agent's own session id — from its session status file
+//!    (`sessions/<pid>.json`, live, so it wins over an older hook record), a
+//!    hook's record for the pane, or the transcript the process holds open —
+//!    names the file, even before it exists (an agent never prompted has
+//!    none: the pane is idle until it appears);
+//! 2. **sole**: the newest transcript of the folder written since the agent
+//!    started, when every other live agent of that folder is bound exactly
+//!    (to other files);
+//! 3. **ambiguous**: another agent of the folder could own it and nothing
+//!    tells them apart: no transcript at all (the pane shows its screen
+//!    only, which is never routed on), rather than a neighbour's.
+
+use super::status::{project_folder_name, AgentProcess};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// How one pane's agent is bound to its transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Binding {
+    /// Named by the agent's own session (the file may not exist yet).
+    Exact(PathBuf),
+    /// The folder's newest transcript, which no other live agent can own.
+    Sole(PathBuf),
+    /// Other agents of the folder could own its transcripts.
+    Ambiguous,
+    /// No transcript yet.
+    Unbound,
+}
+
+impl Binding {
+    /// The bound transcript, owned.
+    pub fn into_path(self) -> Option<PathBuf> {
+        match self {
+            Binding::Exact(p) | Binding::Sole(p) => Some(p),
+            Binding::Ambiguous | Binding::Unbound => None,
+        }
+    }
+}
+
+/// What is known of one agent for binding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// Its pane.
+    pub pane: u32,
+    /// Its project folder of transcripts.
+    pub folder: Option<PathBuf>,
+    /// The transcript its own session names, if known.
+    pub exact: Option<PathBuf>,
+    /// When the process started (ms since the epoch), if known.
+    pub started: Option<u64>,
+}
+
+/// A transcript file in a project folder and when it was last written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// The file.
+    pub path: PathBuf,
+    /// Its modification time (ms since the epoch).
+    pub modified: u64,
+}
+
+/// Binds every agent of the session.
+pub fn bind_all(session: &str, agents: &BTreeMap<u32, AgentProcess>) -> BTreeMap<u32, Binding> {
+    let claims: Vec<Claim> = agents.values().map(|a| claim(session, a)).collect();
+    claims
+        .iter()
+        .map(|c| {
+            let files = c.folder.as_deref().map(candidates).unwrap_or_default();
+            (c.pane, decide(c, &claims, &files))
+        })
+        .collect()
+}
+
+/// Binds one agent, given every agent of the session.
+pub fn bind_one(session: &str, pane: u32, agents: &BTreeMap<u32, AgentProcess>) -> Binding {
+    let claims: Vec<Claim> = agents.values().map(|a| claim(session, a)).collect();
+    let Some(me) = claims.iter().find(|c| c.pane == pane) else {
+        return Binding::Unbound;
+    };
+    let files = me.folder.as_deref().map(candidates).unwrap_or_default();
+    decide(me, &claims, &files)
+}
+
+/// The decision, from facts alone.
+pub fn decide(me: &Claim, all: &[Claim], files: &[Candidate]) -> Binding {
+    if let Some(path) = &me.exact {
+        return Binding::Exact(path.clone());
+    }
+    let Some(folder) = &me.folder else {
+        return Binding::Unbound;
+    };
+    let neighbours: Vec<&Claim> = all
+        .iter()
+        .filter(|c| c.pane != me.pane && c.folder.as_ref() == Some(folder))
+        .collect();
+    if neighbours.iter().any(|c| c.exact.is_none()) {
+        return Binding::Ambiguous;
+    }
+    let claimed = |p: &PathBuf| neighbours.iter().any(|c| c.exact.as_ref() == Some(p));
+    // A file last written before the agent started is an earlier session's.
+    let recent = |f: &&Candidate| me.started.is_none_or(|s| f.modified + 2_000 >= s);
+    files
+        .iter()
+        .filter(|f| !claimed(&f.path))
+        .filter(recent)
+        .max_by_key(|f| f.modified)
+        .map_or(Binding::Unbound, |f| Binding::Sole(f.path.clone()))
+}
+
+/// What the agent's own session says about its transcript.
+pub fn claim(session: &str, agent: &AgentProcess) -> Claim {
+    let folder = agent
+        .cwd
+        .as_deref()
+        .map(|cwd| agent.claude_home.join("projects").join(project_folder_name(cwd)));
+    let session_id = agent.status().and_then(|s| s.session_id);
+    let by_session = folder
+        .as_ref()
+        .zip(session_id.as_ref())
+        .map(|(f, id)| f.join(format!("{id}.jsonl")));
+    let by_hook = super::hooks::bound_transcript(session, agent.pane);
+    let exact = match (by_session, by_hook) {
+        // The status file is rewritten by the live process: after `/clear`
+        // it names the new session before any hook record does.
+        (Some(live), _) => Some(live),
+        (None, Some(hooked)) => Some(hooked),
+        (None, None) => folder.as_deref().and_then(|f| open_transcript(agent.pid, f)),
+    };
+    Claim {
+        pane: agent.pane,
+        folder,
+        exact,
+        started: process_start_ms(agent.pid),
+    }
+}
+
+/// The transcripts of a project folder.
+fn candidates(folder: &Path) -> Vec<Candidate> {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .filter_map(|e| {
+            let modified = e.metadata().ok()?.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+            Some(Candidate {
+                path: e.path(),
+                modified: modified.as_millis() as u64,
+            })
+        })
+        .collect()
+}
+
+/// A transcript of `folder` the process holds open right now.
+fn open_transcript(pid: u32, folder: &Path) -> Option<PathBuf> {
+    fs::read_dir(format!("/proc/{pid}/fd"))
+        .ok()?
+        .flatten()
+        .filter_map(|fd| fs::read_link(fd.path()).ok())
+        .find(|target| target.parent() == Some(folder) && target.extension().is_some_and(|x| x == "jsonl"))
+}
+
+/// When a process started, from /proc (ms since the epoch).
+fn process_start_ms(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let ticks: u64 = stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()?;
+    let boot: u64 = fs::read_to_string("/proc/stat")
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some(boot * 1000 + ticks * 1000 / hz)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(pane: u32, folder: &str, exact: Option<&str>) -> Claim {
+        Claim {
+            pane,
+            folder: Some(PathBuf::from(folder)),
+            exact: exact.map(PathBuf::from),
+            started: Some(10_000),
+        }
+    }
+
+    fn file(path: &str, modified: u64) -> Candidate {
+        Candidate {
+            path: PathBuf::from(path),
+            modified,
+        }
+    }
+
+    #[test]
+    fn a_known_session_binds_exactly_even_before_its_file_exists() {
+        let coder = claim(1, "/p", Some("/p/coder.jsonl"));
+        let planner = claim(0, "/p", Some("/p/planner.jsonl"));
+        let files = [file("/p/planner.jsonl", 20_000)];
+        let all = [planner, coder.clone()];
+        assert_eq!(decide(&coder, &all, &files), Binding::Exact("/p/coder.jsonl".into()));
+    }
+
+    #[test]
+    fn a_neighbours_transcript_is_never_borrowed() {
+        let planner = claim(0, "/p", Some("/p/planner.jsonl"));
+        let coder = claim(1, "/p", None);
+        let files = [file("/p/planner.jsonl", 20_000)];
+        let all = [planner, coder.clone()];
+        assert_eq!(decide(&coder, &all, &files), Binding::Unbound);
+    }
+
+    #[test]
+    fn two_agents_that_cannot_be_told_apart_are_ambiguous() {
+        let a = claim(0, "/p", None);
+        let b = claim(1, "/p", None);
+        let files = [file("/p/x.jsonl", 20_000)];
+        let all = [a.clone(), b];
+        assert_eq!(decide(&a, &all, &files), Binding::Ambiguous);
+    }
+
+    #[test]
+    fn alone_in_its_folder_the_newest_recent_transcript_is_its_own() {
+        let a = claim(0, "/p", None);
+        let elsewhere = claim(1, "/q", None);
+        let files = [
+            file("/p/old.jsonl", 1_000),
+            file("/p/new.jsonl", 30_000),
+            file("/p/mid.jsonl", 20_000),
+        ];
+        let all = [a.clone(), elsewhere];
+        assert_eq!(decide(&a, &all, &files), Binding::Sole("/p/new.jsonl".into()));
+        let stale = [file("/p/old.jsonl", 1_000)];
+        assert_eq!(decide(&a, &all, &stale), Binding::Unbound, "an earlier session's file");
+    }
+
+    #[test]
+    fn the_newest_file_a_neighbour_owns_is_skipped() {
+        let a = claim(0, "/p", None);
+        let b = claim(1, "/p", Some("/p/b.jsonl"));
+        let files = [file("/p/b.jsonl", 40_000), file("/p/a.jsonl", 30_000)];
+        let all = [a.clone(), b];
+        assert_eq!(decide(&a, &all, &files), Binding::Sole("/p/a.jsonl".into()));
+    }
+}
