@@ -157,10 +157,22 @@ impl PaneArbiter {
     }
 
     fn authoritative(&self) -> Option<&Observation> {
-        match (&self.transcript, &self.hook) {
+        let hook = self.hook.as_ref().filter(|h| !self.wait_superseded_by_screen(h));
+        match (&self.transcript, hook) {
             (Some(t), Some(h)) => Some(if h.since > t.since { h } else { t }),
-            (t, h) => t.as_ref().or(h.as_ref()),
+            (t, h) => t.as_ref().or(h),
         }
+    }
+
+    /// A hook's waiting that a screen showing the turn running again, seen
+    /// after it, ended (2.1.39 sends its permission Notification seconds
+    /// after the dialog, maybe after the user already answered it).
+    fn wait_superseded_by_screen(&self, hook: &Observation) -> bool {
+        hook.verdict.state == State::Waiting
+            && self
+                .screen
+                .as_ref()
+                .is_some_and(|s| s.verdict.state == State::Working && s.verdict.at > hook.verdict.at)
     }
 
     fn decide(&self, now: Millis) -> Fused {
@@ -168,7 +180,11 @@ impl PaneArbiter {
         // The session file and the screen say what is true *now*: their
         // waiting holds even when the transcript line of the tool call that
         // asked lands after it. A hook is an event: newer evidence ends it.
-        let hook_wait = self.hook.as_ref().filter(|h| auth.is_none_or(|a| h.since >= a.since));
+        let hook_wait = self
+            .hook
+            .as_ref()
+            .filter(|h| auth.is_none_or(|a| h.since >= a.since))
+            .filter(|h| !self.wait_superseded_by_screen(h));
         if let Some(w) = [self.session.as_ref(), self.screen.as_ref(), hook_wait]
             .into_iter()
             .flatten()
@@ -314,6 +330,17 @@ mod tests {
             key: Some(key.into()),
             ..v(state, Source::Transcript, at)
         }
+    }
+
+    #[test]
+    fn a_late_permission_hook_does_not_outlive_a_screen_that_runs_again() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Working, "tool", 10));
+        a.observe(v(State::Working, Source::Screen, 12));
+        a.observe(v(State::Waiting, Source::Hook, 20)); // Notification, late
+        assert_eq!(a.fused().state, State::Waiting, "nothing newer yet");
+        a.observe(v(State::Working, Source::Screen, 21)); // the spinner turns on
+        assert_eq!(a.fused().state, State::Working);
     }
 
     #[test]

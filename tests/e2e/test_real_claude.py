@@ -175,6 +175,77 @@ class RealClaude(unittest.TestCase):
             self.submit(z, "planner", "echo:PLAN-42 build the parser first")
             self.assert_routed_once(z, "PLAN-42 build the parser first")
 
+    def assert_panes_keep_their_own_state(self, hooks):
+        """Three agents in one folder, two never prompted: while the first
+        works and after it finished, the others never show its state."""
+        panes = [self.claude("first"), self.claude("second"), self.claude("third")]
+        with self.zellij(panes, hooks=hooks) as z:
+            ready(z, "first", count=3)
+            for title in ("second", "third"):
+                z.pane_id(title)
+            self.submit(z, "first", "tool:3")
+            samples = []
+
+            def finished():
+                samples.extend(segment(z, t) or "" for t in ("second", "third"))
+                return self.api.finished("tool:3")
+            wait_for("the first agent's turn to end", finished, timeout=40, interval=0.1)
+            if hooks:
+                wait_for("first confirmed done", lambda: confirmed_done(z, "first"), timeout=30)
+            deadline = time.time() + 3
+            while time.time() < deadline:  # not a step: what must not appear needs a moment to show
+                samples.extend(segment(z, t) or "" for t in ("second", "third"))
+                time.sleep(0.1)
+            borrowed = [seg for seg in samples if "working" in seg or "done" in seg]
+            self.assertFalse(borrowed, "a pane never prompted showed its neighbour's state")
+
+    def test_agents_in_one_folder_with_hooks_never_show_each_others_state(self):
+        self.assert_panes_keep_their_own_state(hooks=True)
+
+    def test_agents_in_one_folder_without_hooks_never_show_each_others_state(self):
+        self.assert_panes_keep_their_own_state(hooks=False)
+
+    def test_ping_pong_in_one_folder_stops_at_max_hops(self):
+        panes = [self.claude("ping"), self.claude("pong")]
+        with self.zellij(panes, plugin_config={"flows": "ping -> pong, pong -> ping", "max_hops": "2"}) as z:
+            ready(z, "ping", count=2)
+            z.pane_id("pong")
+            # ping answers "echo:PONG" (hop 1 to pong), pong answers "PONG"
+            # (hop 2 back to ping), ping answers the default text: hop 3 is refused.
+            self.submit(z, "ping", "echo:echo:PONG")
+            wait_for("the second hop reached ping", lambda: self.api.prompt_count("PONG") > 0, timeout=60)
+            wait_for("ping done after the second hop", lambda: self.api.finished("PONG") and
+                     confirmed_done(z, "ping"), timeout=40)
+            time.sleep(4)  # not a step: a third hop needs a moment to show
+            self.assertEqual(self.api.prompt_count("echo:PONG"), 1, "hop 1 once")
+            self.assertEqual(self.api.prompt_count("PONG"), 1, "hop 2 once")
+            self.assertEqual(self.api.prompt_count("Hello from the fake model."), 0, "no third hop")
+
+    def test_clear_moves_the_pane_to_its_new_transcript(self):
+        with self.zellij([self.claude("agent")]) as z:
+            ready(z, "agent")
+            self.submit(z, "agent", "echo:before clear")
+            wait_for("confirmed done", lambda: confirmed_done(z, "agent"), timeout=30)
+            first = self.bound_transcript(z, "agent")
+            type_prompt(z, "agent", "/clear")
+            wait_for("a new transcript", lambda: self.bound_transcript(z, "agent") not in (None, first), timeout=30)
+            self.submit(z, "agent", "tool:2")
+            wait_for("working on the new transcript", lambda: bar_state(z, "agent", "working"), timeout=20)
+            wait_for("confirmed done again", lambda: confirmed_done(z, "agent"), timeout=30)
+            self.assertNotEqual(self.bound_transcript(z, "agent"), first)
+
+    @staticmethod
+    def bound_transcript(z, title):
+        """The transcript the host binds the pane to (`turnstile status`)."""
+        out = subprocess.run([os.environ.get("TURNSTILE_BIN") or os.path.join(ROOT, "target", "release", "turnstile"),
+                              "status", "--session", z.session, "--json"], capture_output=True, text=True, env=z.env)
+        try:
+            panes = json.loads(out.stdout)["panes"]
+        except (ValueError, KeyError):
+            return None
+        pane = next((p for p in panes if p["pane"] == z.pane_id(title)), {})
+        return (pane.get("agent") or {}).get("transcript")
+
     def test_the_projects_flows_layout_as_users_run_it(self):
         """layouts/flows.kdl as shipped: `claude` and `turnstile` found on
         PATH, the plugin put in place by scripts/install in the sandbox HOME."""

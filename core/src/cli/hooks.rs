@@ -129,11 +129,12 @@ fn record_binding(session: &str, pane: u32, event: &HookEvent, now: Millis) {
     }
 }
 
-/// The transcript a hook bound to this pane, if it still exists.
+/// The transcript a hook bound to this pane (after `/clear` it names the
+/// new session's file before that file exists). `SessionEnd` removes the
+/// record, so a later agent in the pane does not inherit it.
 pub fn bound_transcript(session: &str, pane: u32) -> Option<PathBuf> {
     let record: Value = serde_json::from_slice(&fs::read(binding_path(session, pane)).ok()?).ok()?;
-    let path = PathBuf::from(record.get("transcript_path")?.as_str()?);
-    path.is_file().then_some(path)
+    Some(PathBuf::from(record.get("transcript_path")?.as_str()?))
 }
 
 /// An executable named `name` on PATH.
