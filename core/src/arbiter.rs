@@ -16,6 +16,7 @@
 //! - every change of the fused state is reported as an [`Edge`] carrying its
 //!   source, so routing can require a confirmed done.
 
+use crate::screen::Rule;
 use crate::verdict::{Millis, Source, State, Verdict};
 use serde::Serialize;
 
@@ -199,11 +200,15 @@ impl PaneArbiter {
         }
     }
 
-    /// An authoritative turn end, unless a newer turn visibly started.
+    /// An authoritative turn end, unless a newer turn visibly started. A
+    /// prompt echo alone is no such sign: 2.1.39 draws no banner after most
+    /// turns, so the finished turn's own echo stays on screen, and a redraw
+    /// (the input box's suggestion appearing) re-reads it later.
     fn after_turn_end(&self, a: &Observation) -> Fused {
         let newer_start = [&self.screen, &self.session]
             .into_iter()
             .flatten()
+            .filter(|o| o.verdict.key.as_deref() != Some(Rule::PromptEcho.id()))
             .find(|o| o.verdict.state == State::Working && o.since > a.since);
         match newer_start {
             Some(o) => from_obs(o, false, "a new turn started after the confirmed end"),
@@ -330,6 +335,26 @@ mod tests {
             key: Some(key.into()),
             ..v(state, Source::Transcript, at)
         }
+    }
+
+    #[test]
+    fn the_finished_turns_own_prompt_echo_is_no_new_turn() {
+        let mut a = PaneArbiter::new();
+        let echo = |at| Verdict {
+            key: Some(Rule::PromptEcho.id().into()),
+            ..v(State::Working, Source::Screen, at)
+        };
+        a.observe(echo(10));
+        a.observe(keyed(State::Done, "end", 20));
+        a.observe(v(State::Unknown, Source::Screen, 21)); // a redraw in between
+        a.observe(echo(22));
+        assert_eq!(a.fused().state, State::Done, "{:?}", a.fused());
+        let spinner = Verdict {
+            key: Some(Rule::Spinner.id().into()),
+            ..v(State::Working, Source::Screen, 30)
+        };
+        a.observe(spinner);
+        assert_eq!(a.fused().state, State::Working, "a spinner is a new turn");
     }
 
     #[test]

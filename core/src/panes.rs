@@ -195,9 +195,9 @@ impl PaneTable {
             Some(line) => format!("screen rule {}: {line}", screen.rule.id()),
             None => format!("screen rule {}", screen.rule.id()),
         };
-        let edge = pane
-            .arbiter
-            .observe(Verdict::new(screen.state, Source::Screen, reason, now));
+        let mut verdict = Verdict::new(screen.state, Source::Screen, reason, now);
+        verdict.key = Some(screen.rule.id().to_owned());
+        let edge = pane.arbiter.observe(verdict);
         pane.apply(edge)
     }
 

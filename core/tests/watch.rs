@@ -277,3 +277,46 @@ fn an_agent_never_prompted_never_borrows_its_neighbours_transcript() {
 fn append_new(path: &Path, bytes: &[u8]) {
     std::fs::write(path, bytes).unwrap();
 }
+
+#[test]
+fn a_hook_hands_its_report_to_the_running_watcher_instead_of_starting_zellij() {
+    let mut rig = Rig::new("watch-spool");
+    rig.agent(7);
+    std::thread::sleep(Duration::from_millis(300));
+    rig.watch();
+    rig.until("pane 7 bound", |r| r.state(7).is_some());
+    // A `zellij` for the hook that only records that it was started.
+    let spawned = rig.dir.path().join("hook-zellij");
+    std::fs::write(
+        &spawned,
+        format!("#!/bin/sh\ntouch {}/hook-started\n", rig.dir.path().display()),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&spawned).status().unwrap();
+    let payload = json!({"hook_event_name": "UserPromptSubmit", "session_id": "s", "cwd": "/w",
+        "transcript_path": rig.transcript_of(7), "prompt": "go"});
+    let mut hook = Command::new(BIN)
+        .arg("hook")
+        .env("ZELLIJ_PANE_ID", "7")
+        .env("ZELLIJ_SESSION_NAME", &rig.session)
+        .env("TURNSTILE_ZELLIJ", &spawned)
+        .env("XDG_STATE_HOME", rig.dir.path().join("state"))
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    assert!(hook.wait().unwrap().success());
+    rig.until("the hook's verdict through the watcher's channel", |r| {
+        r.pushed()
+            .iter()
+            .any(|p| p["pane"] == 7 && p["verdicts"][0]["source"] == "hook")
+    });
+    assert!(
+        !rig.dir.path().join("hook-started").exists(),
+        "no zellij started for the hook"
+    );
+}

@@ -512,14 +512,7 @@ impl Plugin {
     fn sync_subscriptions(&mut self, now: Millis) {
         let leader = self.role.is_leader();
         let reports = leader && self.storm.paused_until.is_none() && self.screens_needed();
-        if reports != self.subscribed.reports {
-            self.subscribed.reports = reports;
-            if reports {
-                subscribe(&[EventType::PaneRenderReport]);
-            } else {
-                unsubscribe(&[EventType::PaneRenderReport]);
-            }
-        }
+        hold_subscription(&mut self.subscribed.reports, reports, EventType::PaneRenderReport);
         if leader && !self.screens_needed() {
             let covered: Vec<u32> = self.table.ids();
             for id in covered {
@@ -527,14 +520,7 @@ impl Plugin {
             }
         }
         let commands = leader && !self.watcher.running;
-        if commands != self.subscribed.commands {
-            self.subscribed.commands = commands;
-            if commands {
-                subscribe(&[EventType::CommandChanged]);
-            } else {
-                unsubscribe(&[EventType::CommandChanged]);
-            }
-        }
+        hold_subscription(&mut self.subscribed.commands, commands, EventType::CommandChanged);
     }
 
     /// False when every agent pane is covered by its status file through
@@ -905,6 +891,19 @@ impl Plugin {
             focus_terminal_pane(pane, false, false);
         }
         false
+    }
+}
+
+/// Subscribes to or unsubscribes from `event` when `wanted` differs from `held`.
+fn hold_subscription(held: &mut bool, wanted: bool, event: EventType) {
+    if *held == wanted {
+        return;
+    }
+    *held = wanted;
+    if wanted {
+        subscribe(&[event]);
+    } else {
+        unsubscribe(&[event]);
     }
 }
 

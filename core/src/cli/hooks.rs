@@ -3,8 +3,9 @@
 //!
 //! The hook must be fast, never block and never fail the agent: it always
 //! exits 0 and prints nothing. It records the pane ↔ session ↔ transcript
-//! binding in the state folder and pushes the event's verdict to the
-//! session's plugin with `zellij pipe`, without waiting for it.
+//! binding in the state folder and hands the event's verdict to the
+//! session's watcher (`spool`), or, when none runs, pushes it to the plugin
+//! with `zellij pipe`, without waiting for it.
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
@@ -53,7 +54,9 @@ fn hook_inner() -> Option<()> {
     let now = super::status::now_ms();
     record_binding(&session, pane, &event, now);
     let report = hook_report(pane, &event, now)?;
-    push_to_plugin(&session, &report);
+    if !super::spool::hand_over(&session, &report) {
+        push_to_plugin(&session, &report);
+    }
     Some(())
 }
 

@@ -15,6 +15,7 @@ mod explain;
 mod hooks;
 mod push;
 mod replay;
+mod spool;
 mod status;
 mod wait;
 mod watch;

@@ -31,10 +31,12 @@ use turnstile_core::protocol::{PaneReport, PIPE_PUSH};
 const MAX_RESTARTS: u32 = 5;
 const RESTART_WINDOW: Duration = Duration::from_secs(30);
 
-/// Reports waiting to be written, newest per pane.
+/// Reports waiting to be written: the watcher's newest per pane, and every
+/// hook report in order (a hook's verdict must not replace the watcher's).
 #[derive(Default)]
 struct Pending {
     reports: BTreeMap<u32, PaneReport>,
+    hooks: Vec<PaneReport>,
     closing: bool,
     dead: Option<String>,
 }
@@ -71,6 +73,15 @@ impl Channel {
         let (lock, wake) = &*self.shared;
         if let Ok(mut pending) = lock.lock() {
             pending.reports.insert(report.pane, report);
+            wake.notify_one();
+        }
+    }
+
+    /// Queues a hook's report; it is never coalesced away.
+    pub fn send_hook(&self, report: PaneReport) {
+        let (lock, wake) = &*self.shared;
+        if let Ok(mut pending) = lock.lock() {
+            pending.hooks.push(report);
             wake.notify_one();
         }
     }
@@ -125,8 +136,10 @@ fn next_batch(shared: &Shared) -> Option<Vec<PaneReport>> {
         if pending.closing {
             return None;
         }
-        if !pending.reports.is_empty() {
-            return Some(std::mem::take(&mut pending.reports).into_values().collect());
+        if !pending.reports.is_empty() || !pending.hooks.is_empty() {
+            let mut batch: Vec<PaneReport> = std::mem::take(&mut pending.reports).into_values().collect();
+            batch.append(&mut pending.hooks);
+            return Some(batch);
         }
         pending = wake.wait(pending).ok()?;
     }

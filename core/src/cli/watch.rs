@@ -110,6 +110,8 @@ struct Changes {
     rebind: bool,
     /// Look up the transcripts of panes that have none yet.
     recheck_unbound: bool,
+    /// Reports hooks handed over, in order.
+    spooled: Vec<PathBuf>,
 }
 
 /// What a changed file is to the watcher.
@@ -120,6 +122,8 @@ enum PathRole {
     PaneFile(u32),
     /// A file no pane is bound to that could become a binding.
     Unbound,
+    /// A report a hook handed over.
+    Spooled,
     /// Temporary files, the lock, anything else.
     Ignored,
 }
@@ -194,6 +198,7 @@ impl Session {
                         changes.panes.insert(pane);
                     }
                     PathRole::Unbound => changes.rebind |= is_structural(&event.kind),
+                    PathRole::Spooled => changes.spooled.push(path.clone()),
                     PathRole::Ignored => {}
                 }
             }
@@ -211,6 +216,9 @@ impl Session {
         }
         let bindings = super::hooks::binding_path(&self.name, 0);
         if path.parent() == bindings.parent() {
+            if super::spool::is_spooled(path) {
+                return PathRole::Spooled;
+            }
             // Hook bindings (written through a temporary file) and the lock.
             let pane = path
                 .file_name()
@@ -234,6 +242,11 @@ impl Session {
     }
 
     fn apply(&mut self, changes: Changes, watcher: &mut RecommendedWatcher) {
+        for path in &changes.spooled {
+            if let Some(report) = super::spool::take(path) {
+                self.channel.send_hook(report);
+            }
+        }
         if changes.rebind {
             self.rebind(watcher);
             return;
@@ -507,18 +520,15 @@ struct Lock {
 impl Lock {
     /// Takes the lock, or `None` when a live watcher holds it.
     fn take(session: &str) -> Result<Option<Lock>> {
-        let path = super::hooks::binding_path(session, 0).with_file_name("watcher.pid");
+        let path = super::spool::lock_path(session);
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        let holder = fs::read_to_string(&path)
-            .ok()
-            .and_then(|s| s.trim().parse::<u32>().ok());
-        let alive = holder.is_some_and(|pid| pid != std::process::id() && Path::new(&format!("/proc/{pid}")).exists());
-        if alive {
+        if super::spool::live_watcher(session).is_some() {
             return Ok(None);
         }
         fs::write(&path, std::process::id().to_string()).with_context(|| format!("cannot write {}", path.display()))?;
+        super::spool::discard_stale(session);
         Ok(Some(Lock { path }))
     }
 }
