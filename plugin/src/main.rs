@@ -561,7 +561,7 @@ impl Plugin {
         let edges = self.table.tick(now);
         let mut changed = !edges.is_empty();
         self.after_edges(edges, now);
-        changed |= self.poll_hidden_panes(now);
+        changed |= self.poll_unreported_panes(now);
         self.restart_watcher_when_due(now);
         if self.host.in_flight && now.saturating_sub(self.host.last_start) >= HOST_RUN_TIMEOUT_MS {
             // It never answered: give it up (its late answer is ignored) and retry.
@@ -583,21 +583,36 @@ impl Plugin {
         changed || self.looks_different(now)
     }
 
-    /// Panes in tabs no client views get no render reports: read them.
-    fn poll_hidden_panes(&mut self, now: Millis) -> bool {
+    /// Panes zellij sends no render reports for are read every
+    /// `hidden_poll_ms`: agents in tabs no client views, and, while the
+    /// leader takes no reports at all (every agent covered), the other
+    /// panes, where an agent only its screen shows may start (one run over
+    /// ssh, say): once seen, reports are taken again.
+    fn poll_unreported_panes(&mut self, now: Millis) -> bool {
         if now.saturating_sub(self.last_hidden_poll) < self.config.hidden_poll_ms {
             return false;
         }
         self.last_hidden_poll = now;
-        let hidden: Vec<u32> = self
+        let reports_flow = self.subscribed.reports || self.storm.paused_until.is_some();
+        let agents: BTreeSet<u32> = self.table.agents().iter().map(|p| p.meta.id).collect();
+        let unreported: Vec<u32> = self
             .table
-            .agents()
-            .iter()
-            .filter(|p| !self.viewed_tabs.contains(&p.meta.tab))
+            .all()
+            .filter(|p| match agents.contains(&p.meta.id) {
+                true => !self.viewed_tabs.contains(&p.meta.tab),
+                false => !reports_flow,
+            })
             .map(|p| p.meta.id)
             .collect();
-        let hidden = hidden.into_iter().filter(|id| self.screen_matters(*id, now)).collect();
-        self.read_viewports(hidden, now)
+        let unreported = unreported
+            .into_iter()
+            .filter(|id| self.screen_matters(*id, now))
+            .collect();
+        let changed = self.read_viewports(unreported, now);
+        if !reports_flow {
+            self.sync_subscriptions(now);
+        }
+        changed
     }
 
     /// Old releases end a turn with an answer that looks like a preamble: a

@@ -9,7 +9,7 @@ same run, with the same panes: N simulated Claude Code agents
 (`turnstile demo-agent`: a spinner redrawn every 100 ms, the terminal title
 set as Claude Code sets it, transcript lines and `sessions/<pid>.json`
 written as each turn goes, random outcomes, 4-8 s at the prompt between
-turns), a probe agent and a banner pane, spread over the tabs. One session
+turns), a probe agent and a quiet shell pane, spread over the tabs. One session
 has the bar in every tab, the other the same layout without it. CPU is
 sampled over `rounds` windows, both sessions in every window (the order
 alternates); the added cost of a window is the bar session's CPU minus the
@@ -20,15 +20,17 @@ started and reaped: host runs), the zellij client, and the live processes the
 server started that are not panes (the watcher, its `zellij pipe`, a host run
 in flight). The agents' own CPU is left out of both sides.
 
-Latency under load (at --latency-at): transcript append -> bar flip on the
-probe agent, and banner printed -> bar flip on the banner pane.
+Latency under load (at --latency-at), after the CPU windows: transcript
+append -> bar flip on the probe agent; then the shell pane starts printing a
+spinner and a finished banner in turn (an agent only its screen shows), and
+banner printed -> bar flip is timed there.
 """
 import argparse, glob, json, os, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Zellij, percentile, segments_by_pane, turnstile_bin, wait_for
 
-BANNER = r"""i=0; while :; do i=$((i+1)); printf '\033[H\033[J\342\234\275 Pondering\342\200\246 (1s)\n'; sleep 1.2;
+BANNER = r"""while [ ! -e "$GO" ]; do sleep 0.2; done; i=0; while :; do i=$((i+1)); printf '\033[H\033[J\342\234\275 Pondering\342\200\246 (1s)\n'; sleep 1.2;
 printf '\033[H\033[J\342\234\273 Baked for 1s \302\267 done\n'; date +%s.%N >> "$STAMPS"; sleep 1.2; done"""
 HZ = os.sysconf("SC_CLK_TCK")
 
@@ -74,10 +76,10 @@ def peak_rss_mib(session):
     return float("nan")
 
 
-def layout(agents, tabs, stamps):
+def layout(agents, tabs, stamps, go):
     per_tab = [[] for _ in range(tabs)]
     per_tab[0] += [("probe", ["/bin/bash", "-c", f"mkdir -p probe && cd probe && exec {turnstile_bin()} demo-agent --name probe --turns 0"]),
-                   ("banner", ["/bin/bash", "-c", BANNER.replace('"$STAMPS"', stamps)])]
+                   ("banner", ["/bin/bash", "-c", BANNER.replace('"$STAMPS"', stamps).replace('"$GO"', go)])]
     for i in range(agents):
         per_tab[i % tabs].append((f"a{i}", [turnstile_bin(), "demo-agent", "--name", f"a{i}", "--seed", str(i + 1)]))
     return per_tab
@@ -132,7 +134,11 @@ def transcript_latency(z, turns):
     return lat
 
 
-def banner_latency(z, stamps, turns):
+def banner_latency(z, stamps, go, turns):
+    """The banner pane starts drawing only now: the CPU windows measured the
+    agents alone; a pane only its screen shows as an agent is found first."""
+    open(go, "w").close()
+    wait_for("the banner pane in the bar", lambda: segment(z, "banner") in ("working", "done"), timeout=30)
     flips, last = [], None
     deadline = time.time() + turns * 2.4 + 10
     while len(flips) < turns and time.time() < deadline:
@@ -157,11 +163,12 @@ def fmt(ms):
 
 def run(agents, tabs, seconds, rounds, latency_turns):
     stamps = [f"/tmp/turnstile-bench-stamps-{os.getpid()}-{k}" for k in ("bare", "bar")]
+    go = f"/tmp/turnstile-bench-go-{os.getpid()}"
     for s in stamps:
         open(s, "w").close()
     cols = 250
-    bare = Zellij([], tabs=layout(agents, tabs, stamps[0]), with_plugin=False, cols=cols)
-    bar = Zellij([], tabs=layout(agents, tabs, stamps[1]), cols=cols,
+    bare = Zellij([], tabs=layout(agents, tabs, stamps[0], go + "-never"), with_plugin=False, cols=cols)
+    bar = Zellij([], tabs=layout(agents, tabs, stamps[1], go), cols=cols,
                  plugin_config={"poll_ms": "500", "idle_poll_ms": "3000", "hidden_poll_ms": "2000"})
     try:
         wait_for("the agents in the bar", lambda: len(segments_by_pane(bar.bar())) >= min(agents, 8), timeout=60)
@@ -173,13 +180,14 @@ def run(agents, tabs, seconds, rounds, latency_turns):
                   "rss_bar": peak_rss_mib(bar.session), "rss_bare": peak_rss_mib(bare.session)}
         if latency_turns:
             result["transcript"] = transcript_latency(bar, latency_turns)
-            result["banner"] = banner_latency(bar, stamps[1], latency_turns)
+            result["banner"] = banner_latency(bar, stamps[1], go, latency_turns)
         return result
     finally:
         bar.close()
         bare.close()
-        for s in stamps:
-            os.unlink(s)
+        for s in stamps + [go]:
+            if os.path.exists(s):
+                os.unlink(s)
 
 
 def main():

@@ -79,8 +79,16 @@ pub fn bind_all(session: &str, agents: &BTreeMap<u32, AgentProcess>) -> BTreeMap
         .collect()
 }
 
-/// Binds one agent, given every agent of the session.
+/// Binds one agent, given every agent of the session. Its own session
+/// usually names its transcript: the neighbours are read only when not.
 pub fn bind_one(session: &str, pane: u32, agents: &BTreeMap<u32, AgentProcess>) -> Binding {
+    let Some(agent) = agents.get(&pane) else {
+        return Binding::Unbound;
+    };
+    let own = claim(session, agent);
+    if let Some(path) = own.exact {
+        return Binding::Exact(path);
+    }
     let claims: Vec<Claim> = agents.values().map(|a| claim(session, a)).collect();
     let Some(me) = claims.iter().find(|c| c.pane == pane) else {
         return Binding::Unbound;
@@ -137,8 +145,9 @@ pub fn claim(session: &str, agent: &AgentProcess) -> Claim {
     Claim {
         pane: agent.pane,
         folder,
+        // Only a claim without its own session is decided by time.
+        started: exact.is_none().then(|| process_start_ms(agent.pid)).flatten(),
         exact,
-        started: process_start_ms(agent.pid),
     }
 }
 

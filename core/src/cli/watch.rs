@@ -91,6 +91,8 @@ impl Tracked {
 struct Session {
     name: String,
     agents: BTreeMap<u32, AgentProcess>,
+    /// Each agent's session status file, to its pane.
+    status_files: HashMap<PathBuf, u32>,
     transcripts: BTreeMap<u32, PathBuf>,
     tracked: BTreeMap<PathBuf, Tracked>,
     pushed: BTreeMap<u32, PaneReport>,
@@ -147,6 +149,7 @@ pub fn run(session: Option<String>) -> Result<i32> {
         channel: Channel::open(&super::hooks::zellij_binary(), &name),
         name,
         agents: BTreeMap::new(),
+        status_files: HashMap::new(),
         transcripts: BTreeMap::new(),
         tracked: BTreeMap::new(),
         pushed: BTreeMap::new(),
@@ -211,7 +214,7 @@ impl Session {
         if self.transcripts.values().any(|t| t == path) {
             return PathRole::Transcript;
         }
-        if let Some((pane, _)) = self.agents.iter().find(|(_, a)| a.status_file() == path) {
+        if let Some(pane) = self.status_files.get(path) {
             return PathRole::PaneFile(*pane);
         }
         let bindings = super::hooks::binding_path(&self.name, 0);
@@ -336,6 +339,7 @@ impl Session {
     /// Re-reads which agent runs in which pane and what it is bound to.
     fn rebind(&mut self, watcher: &mut RecommendedWatcher) {
         self.agents = find_agents(&self.name);
+        self.status_files = self.agents.iter().map(|(pane, a)| (a.status_file(), *pane)).collect();
         self.bind_all();
         if self.watch_folders(watcher) {
             // A transcript created before its folder was watched is found now.
