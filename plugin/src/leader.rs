@@ -57,13 +57,19 @@ fn all_panes(manifest: &PaneManifest) -> impl Iterator<Item = (usize, &PaneInfo)
 }
 
 /// Elects the leader among the copies of the plugin `me` belongs to.
-pub fn elect(me: u32, manifest: &PaneManifest) -> Role {
+/// `previous` is this copy's role so far: a pane list that does not show
+/// this copy (zellij sends such lists now and then, e.g. around a tab
+/// switch) keeps it, so a follower never turns into a second leader. A copy
+/// that never saw itself drawn (a background copy) works alone.
+pub fn elect(me: u32, manifest: &PaneManifest, previous: &Role) -> Role {
     let my_url = all_panes(manifest)
         .find(|(_, p)| p.is_plugin && p.id == me)
         .and_then(|(_, p)| p.plugin_url.clone());
     let Some(url) = my_url else {
-        // Not drawn in any pane (a background copy): it works alone.
-        return Role::Leader(Vec::new());
+        return match previous {
+            Role::Undecided => Role::Leader(Vec::new()),
+            decided => decided.clone(),
+        };
     };
     let copies: BTreeSet<(u32, usize)> = all_panes(manifest)
         .filter(|(_, p)| p.is_plugin && p.plugin_url.as_deref() == Some(url.as_str()))
@@ -141,9 +147,19 @@ mod tests {
 
     #[test]
     fn lowest_copy_of_our_url_leads() {
-        assert_eq!(elect(3, &manifest()), Role::Leader(vec![Follower { id: 7, tab: 0 }]));
-        assert_eq!(elect(7, &manifest()), Role::Follower(3));
-        assert_eq!(elect(99, &manifest()), Role::Leader(vec![]));
+        let none = Role::Undecided;
+        assert_eq!(
+            elect(3, &manifest(), &none),
+            Role::Leader(vec![Follower { id: 7, tab: 0 }])
+        );
+        assert_eq!(elect(7, &manifest(), &none), Role::Follower(3));
+        assert_eq!(elect(99, &manifest(), &none), Role::Leader(vec![]));
+    }
+
+    #[test]
+    fn a_pane_list_without_this_copy_keeps_its_role() {
+        let follower = Role::Follower(3);
+        assert_eq!(elect(99, &manifest(), &follower), follower, "never a second leader");
     }
 
     #[test]

@@ -82,6 +82,10 @@ struct Plugin {
     subscribed: Subscribed,
     /// The last pane list (the leader recomputes focus when views change).
     manifest: Option<PaneManifest>,
+    /// A follower draws once more on its next tick (see `on_tick`).
+    redraw_again: bool,
+    /// Followers (plugin ids) that were sent rows at least once.
+    ever_synced: BTreeSet<u32>,
     /// Followers (plugin ids) that have not been sent the latest rows.
     stale_followers: BTreeSet<u32>,
 }
@@ -194,7 +198,8 @@ impl ZellijPlugin for Plugin {
         };
         match message.name.as_str() {
             PIPE_SYNC => self.on_sync(payload),
-            PIPE_VIEW if self.role.is_leader() => self.on_view(payload),
+            // Taken in any role: the leader may not know yet that it leads.
+            PIPE_VIEW => self.on_view(&message.source, payload),
             PIPE_STATE if self.role.is_leader() => {
                 self.answer_state(&message.source);
                 false
@@ -283,10 +288,14 @@ impl Plugin {
 
     fn on_panes(&mut self, manifest: &PaneManifest) -> bool {
         let me = get_plugin_ids().plugin_id;
-        let role = leader::elect(me, manifest);
+        let role = leader::elect(me, manifest, &self.role);
         let became_leader = role.is_leader() && !self.role.is_leader();
         let lost_leadership = !role.is_leader() && self.role.is_leader();
         let new_leader = role.leader().filter(|l| self.role.leader() != Some(*l));
+        let known: BTreeSet<u32> = self.role.followers().iter().map(|f| f.id).collect();
+        // Copies that appeared since the last pane list have no rows yet.
+        self.stale_followers
+            .extend(role.followers().iter().map(|f| f.id).filter(|id| !known.contains(id)));
         self.role = role;
         if new_leader.is_some() {
             self.tell_leader_viewed();
@@ -309,6 +318,8 @@ impl Plugin {
         let changed = self.table.sync(metas) || became_leader;
         if changed && self.role.is_leader() {
             self.broadcast();
+        } else if self.role.is_leader() {
+            self.sync_stale_followers();
         }
         changed
     }
@@ -320,7 +331,8 @@ impl Plugin {
         }
         let changed = self.set_viewed(viewed);
         self.tell_leader_viewed();
-        changed
+        self.redraw_again = !self.role.is_leader();
+        changed || self.redraw_again
     }
 
     /// A copy in a tab nobody views gets no tab updates, so the leader may
@@ -361,11 +373,20 @@ impl Plugin {
         changed
     }
 
-    fn on_view(&mut self, payload: &str) -> bool {
-        match serde_json::from_str::<BTreeSet<usize>>(payload) {
-            Ok(viewed) => self.set_viewed(viewed),
-            Err(_) => false,
+    /// Another copy tells which tabs it sees viewed; it gets the rows again
+    /// (it may have missed them while its tab was hidden or it loaded late).
+    fn on_view(&mut self, source: &PipeSource, payload: &str) -> bool {
+        let Ok(viewed) = serde_json::from_str::<BTreeSet<usize>>(payload) else {
+            return false;
+        };
+        if let PipeSource::Plugin(id) = source {
+            self.stale_followers.insert(*id);
         }
+        let changed = self.set_viewed(viewed);
+        if self.role.is_leader() {
+            self.sync_stale_followers();
+        }
+        changed
     }
 
     fn on_theme(&mut self, mode: &ModeInfo) -> bool {
@@ -555,8 +576,11 @@ impl Plugin {
 
     fn on_tick(&mut self, now: Millis) -> bool {
         if !self.role.is_leader() {
-            // Followers only redraw running durations.
-            return self.looks_different(now);
+            // Followers only redraw running durations, and once more after
+            // new rows or a tab switch: zellij can drop the render of a
+            // copy whose tab is just being shown.
+            let again = std::mem::take(&mut self.redraw_again);
+            return again || self.looks_different(now);
         }
         let edges = self.table.tick(now);
         let mut changed = !edges.is_empty();
@@ -805,6 +829,7 @@ impl Plugin {
             Ok(rows) => {
                 let changed = rows != self.synced;
                 self.synced = rows;
+                self.redraw_again |= changed;
                 changed
             }
             Err(_) => false,
@@ -824,7 +849,10 @@ impl Plugin {
             .role
             .followers()
             .iter()
-            .filter(|f| self.stale_followers.contains(&f.id) && self.viewed_tabs.contains(&f.tab))
+            .filter(|f| self.stale_followers.contains(&f.id))
+            // A copy that never had rows gets them at once: it would show
+            // "no agent panes" for a moment when its tab is viewed.
+            .filter(|f| self.viewed_tabs.contains(&f.tab) || !self.ever_synced.contains(&f.id))
             .map(|f| f.id)
             .collect();
         if due.is_empty() {
@@ -835,6 +863,7 @@ impl Plugin {
         };
         for id in due {
             self.stale_followers.remove(&id);
+            self.ever_synced.insert(id);
             pipe_message_to_plugin(
                 MessageToPlugin::new(PIPE_SYNC)
                     .with_destination_plugin_id(id)

@@ -294,9 +294,13 @@ class Tabs(unittest.TestCase):
             wait_for("both done in tab 1", lambda: "done" in (segment(z.bar(), "one") or "") and "done" in (segment(z.bar(), "two") or ""), timeout=25)
             first = SGR.sub("", z.bar())
             z.action("go-to-next-tab")
-            wait_for("tab 2 bar shows both", lambda: segment(z.bar(), "one") and segment(z.bar(), "two") and "done" in segment(z.bar(), "one"), timeout=10)
-            second = z.bar()
-            self.assertEqual(segment(first, "one"), segment(second, "one"), f"{first!r} vs {second!r}")
+            # The switch is drawn a moment after the action returns: poll until
+            # the second tab's own bar (its first segment) shows, then compare.
+            wait_for("tab 2 drawn", lambda: "two" in z.screen().splitlines()[1], timeout=10)
+            self.assertNotIn("no agent panes", z.bar(), "the second tab's bar had rows before it was viewed")
+            wait_for("tab 2's bar shows the same segments",
+                     lambda: segment(z.bar(), "one") == segment(first, "one")
+                     and segment(z.bar(), "two") == segment(first, "two"), timeout=10)
 
 
 if __name__ == "__main__":

@@ -60,13 +60,25 @@ pub fn take(path: &Path) -> Option<PaneReport> {
     serde_json::from_slice(&bytes).ok()
 }
 
+/// Reports waiting in the session's folder, oldest first.
+pub fn waiting(session: &str) -> Vec<PathBuf> {
+    let Some(entries) = folder(session).and_then(|d| fs::read_dir(d).ok()) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| is_spooled(p))
+        .map(|p| (fs::metadata(&p).and_then(|m| m.modified()).unwrap_or(UNIX_EPOCH), p))
+        .collect();
+    found.sort();
+    found.into_iter().map(|(_, p)| p).collect()
+}
+
 /// Removes reports left by hooks while no watcher ran: they are stale.
 pub fn discard_stale(session: &str) {
-    let Some(entries) = folder(session).and_then(|d| fs::read_dir(d).ok()) else {
-        return;
-    };
-    for entry in entries.flatten().filter(|e| is_spooled(&e.path())) {
-        let _ = fs::remove_file(entry.path());
+    for path in waiting(session) {
+        let _ = fs::remove_file(path);
     }
 }
 

@@ -158,6 +158,15 @@ pub fn run(session: Option<String>) -> Result<i32> {
     };
     state.processes.changed();
     state.rebind(&mut watcher);
+    // Reports handed over before the folder was watched.
+    let waiting = super::spool::waiting(&state.name);
+    state.apply(
+        Changes {
+            spooled: waiting,
+            ..Changes::default()
+        },
+        &mut watcher,
+    );
     let mut last_scan = Instant::now();
     loop {
         let events = match rx.recv_timeout(SCAN_EVERY) {
@@ -531,8 +540,10 @@ impl Lock {
         if super::spool::live_watcher(session).is_some() {
             return Ok(None);
         }
-        fs::write(&path, std::process::id().to_string()).with_context(|| format!("cannot write {}", path.display()))?;
+        // Reports hooks left while no watcher ran are stale; from the lock
+        // on, hooks hand theirs to this watcher.
         super::spool::discard_stale(session);
+        fs::write(&path, std::process::id().to_string()).with_context(|| format!("cannot write {}", path.display()))?;
         Ok(Some(Lock { path }))
     }
 }
