@@ -175,6 +175,41 @@ class Watcher(unittest.TestCase):
                            timeout=10)
             self.assertIn("✓ ", seg)
 
+    def test_a_killed_watcher_is_replaced_and_the_bar_keeps_following(self):
+        """The bar polls while its watcher is gone and starts a new one: a
+        dead watcher leaves no stale state."""
+        with Zellij([("quiet", demo("quiet", "", turns=0))]) as z:
+            wait_for("agent pane shown", lambda: segment(z.bar(), "quiet"), timeout=20)
+            first = wait_for("the watcher", lambda: watchers(z), timeout=10)
+            path = wait_for("agent transcript", lambda: glob.glob(os.path.join(
+                z.dir, "tmp", "turnstile-demo", ".claude", "projects", "*", "*.jsonl")), timeout=10)[0]
+            for pid in first:
+                os.kill(pid, 9)
+            with open(path, "a") as f:  # written while no watcher runs: polling must see it
+                f.write(json.dumps({"type": "user", "message": {"role": "user", "content": "go"}}) + "\n")
+            wait_for("working seen without the watcher", lambda: "working" in (segment(z.bar(), "quiet") or ""),
+                     timeout=10)
+            wait_for("a new watcher", lambda: (w := watchers(z)) and not set(w) & set(first), timeout=20)
+            answer = {"type": "assistant", "message": {"id": "m1", "role": "assistant", "stop_reason": "end_turn",
+                                                       "content": [{"type": "text", "text": "after restart"}]}}
+            with open(path, "a") as f:
+                f.write(json.dumps(answer) + "\n")
+            wait_for("done", lambda: "done" in (segment(z.bar(), "quiet") or ""), timeout=10)
+
+
+def watchers(z):
+    """Pids of the sandbox's `turnstile watch` processes."""
+    out = []
+    for pid in harness.processes_with_home(z.home):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 1 and argv[1] == b"watch":
+            out.append(pid)
+    return out
+
 
 def transcripts(z):
     """The lines of every transcript the sandbox's simulated agents wrote."""
