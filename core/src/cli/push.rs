@@ -93,15 +93,16 @@ impl Channel {
 }
 
 impl Drop for Channel {
+    /// Tells the writer to stop, without waiting for it: a write into a
+    /// `zellij pipe` whose session is gone may never return, and the watcher
+    /// must still exit (its child is killed with it).
     fn drop(&mut self) {
         let (lock, wake) = &*self.shared;
         if let Ok(mut pending) = lock.lock() {
             pending.closing = true;
             wake.notify_one();
         }
-        if let Some(writer) = self.writer.take() {
-            let _ = writer.join();
-        }
+        drop(self.writer.take());
     }
 }
 
