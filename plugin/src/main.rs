@@ -350,20 +350,18 @@ impl Plugin {
         }
     }
 
-    /// The tabs some client views changed (seen by this copy or told by
-    /// another): focus marks follow, and copies in newly viewed tabs get
-    /// the rows they missed.
+    /// The tabs some client views (seen by this copy or told by another):
+    /// when they changed, focus marks follow; the leader then hands the rows
+    /// to the copies that miss them in viewed tabs.
     fn set_viewed(&mut self, viewed: BTreeSet<usize>) -> bool {
-        if viewed == self.viewed_tabs {
-            return false;
-        }
+        let views_changed = viewed != self.viewed_tabs;
         self.viewed_tabs = viewed;
         if !self.role.is_leader() {
             return false;
         }
-        let changed = match &self.manifest {
-            Some(manifest) => self.table.sync(leader::terminal_panes(manifest, &self.viewed_tabs)),
-            None => false,
+        let changed = match (&self.manifest, views_changed) {
+            (Some(manifest), true) => self.table.sync(leader::terminal_panes(manifest, &self.viewed_tabs)),
+            _ => false,
         };
         if changed {
             self.broadcast();
@@ -382,11 +380,7 @@ impl Plugin {
         if let PipeSource::Plugin(id) = source {
             self.stale_followers.insert(*id);
         }
-        let changed = self.set_viewed(viewed);
-        if self.role.is_leader() {
-            self.sync_stale_followers();
-        }
-        changed
+        self.set_viewed(viewed)
     }
 
     fn on_theme(&mut self, mode: &ModeInfo) -> bool {
@@ -532,9 +526,10 @@ impl Plugin {
     /// pause runs; command changes for the leader while it polls.
     fn sync_subscriptions(&mut self, now: Millis) {
         let leader = self.role.is_leader();
-        let reports = leader && self.storm.paused_until.is_none() && self.screens_needed();
+        let screens_needed = self.screens_needed();
+        let reports = leader && self.storm.paused_until.is_none() && screens_needed;
         hold_subscription(&mut self.subscribed.reports, reports, EventType::PaneRenderReport);
-        if leader && !self.screens_needed() {
+        if leader && !screens_needed {
             let covered: Vec<u32> = self.table.ids();
             for id in covered {
                 self.screen_matters(id, now);
@@ -549,7 +544,7 @@ impl Plugin {
     /// not copy any viewport to us.
     fn screens_needed(&self) -> bool {
         let agents = self.table.agents();
-        !self.watcher.running || agents.is_empty() || agents.iter().any(|p| !self.table.has_session_status(p.meta.id))
+        agents.is_empty() || agents.iter().any(|p| !self.covered(p.meta.id))
     }
 
     /// Resubscribes and reads the agent panes whose changes the pause hid
