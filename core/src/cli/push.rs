@@ -22,7 +22,6 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use turnstile_core::protocol::{PaneReport, PIPE_PUSH};
 
@@ -46,7 +45,6 @@ type Shared = Arc<(Mutex<Pending>, Condvar)>;
 /// The push channel of one zellij session.
 pub struct Channel {
     shared: Shared,
-    writer: Option<JoinHandle<()>>,
 }
 
 impl Channel {
@@ -58,14 +56,10 @@ impl Channel {
             session: session.to_owned(),
             child: None,
         };
-        let writer = {
-            let shared = shared.clone();
-            std::thread::spawn(move || write_loop(&shared, pipe))
-        };
-        Channel {
-            shared,
-            writer: Some(writer),
-        }
+        // Detached: the writer is never waited for (see `Drop`).
+        let writer_shared = shared.clone();
+        std::thread::spawn(move || write_loop(&writer_shared, pipe));
+        Channel { shared }
     }
 
     /// Queues a report; an older queued report of the same pane is replaced.
@@ -102,7 +96,6 @@ impl Drop for Channel {
             pending.closing = true;
             wake.notify_one();
         }
-        drop(self.writer.take());
     }
 }
 

@@ -16,13 +16,14 @@ use turnstile_core::protocol::PaneReport;
 const EXTENSION: &str = "push";
 
 /// The session's state folder (where hook bindings and the watcher's lock live).
-fn folder(session: &str) -> Option<PathBuf> {
-    super::hooks::binding_path(session, 0).parent().map(Path::to_path_buf)
+pub fn state_folder(session: &str) -> PathBuf {
+    let binding = super::hooks::binding_path(session, 0);
+    binding.parent().map_or(binding.clone(), Path::to_path_buf)
 }
 
 /// The watcher's lock file of a session.
 pub fn lock_path(session: &str) -> PathBuf {
-    super::hooks::binding_path(session, 0).with_file_name("watcher.pid")
+    state_folder(session).join("watcher.pid")
 }
 
 /// The pid of the live watcher of `session`, other than this process.
@@ -37,9 +38,10 @@ pub fn hand_over(session: &str, report: &PaneReport) -> bool {
     if live_watcher(session).is_none() {
         return false;
     }
-    let (Some(dir), Ok(json)) = (folder(session), serde_json::to_vec(report)) else {
+    let Ok(json) = serde_json::to_vec(report) else {
         return false;
     };
+    let dir = state_folder(session);
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let name = format!("{}-{nanos}-{}", report.pane, std::process::id());
     let tmp = dir.join(format!("{name}.tmp"));
@@ -62,7 +64,7 @@ pub fn take(path: &Path) -> Option<PaneReport> {
 
 /// Reports waiting in the session's folder, oldest first.
 pub fn waiting(session: &str) -> Vec<PathBuf> {
-    let Some(entries) = folder(session).and_then(|d| fs::read_dir(d).ok()) else {
+    let Ok(entries) = fs::read_dir(state_folder(session)) else {
         return Vec::new();
     };
     let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries

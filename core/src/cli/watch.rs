@@ -91,6 +91,8 @@ impl Tracked {
 struct Session {
     name: String,
     agents: BTreeMap<u32, AgentProcess>,
+    /// The session's state folder: hook bindings, handed-over reports, the lock.
+    state_folder: PathBuf,
     /// Each agent's session status file, to its pane.
     status_files: HashMap<PathBuf, u32>,
     transcripts: BTreeMap<u32, PathBuf>,
@@ -147,6 +149,7 @@ pub fn run(session: Option<String>) -> Result<i32> {
     .context("cannot start inotify")?;
     let mut state = Session {
         channel: Channel::open(&super::hooks::zellij_binary(), &name),
+        state_folder: super::spool::state_folder(&name),
         name,
         agents: BTreeMap::new(),
         status_files: HashMap::new(),
@@ -226,8 +229,7 @@ impl Session {
         if let Some(pane) = self.status_files.get(path) {
             return PathRole::PaneFile(*pane);
         }
-        let bindings = super::hooks::binding_path(&self.name, 0);
-        if path.parent() == bindings.parent() {
+        if path.parent() == Some(self.state_folder.as_path()) {
             if super::spool::is_spooled(path) {
                 return PathRole::Spooled;
             }
@@ -276,9 +278,9 @@ impl Session {
             self.track(path);
         }
         let mut panes = changes.panes;
-        if panes.clone().into_iter().any(|pane| self.rebind_pane(pane)) {
+        if panes.iter().any(|pane| self.binding_moved(*pane)) {
             // A new session id (`/clear`, `/resume`) may also settle which
-            // file a neighbour in the same folder owns.
+            // file a neighbour in the same folder owns: bind them all.
             self.bind_all();
             self.watch_folders(watcher);
             panes.extend(self.agents.keys());
@@ -303,25 +305,10 @@ impl Session {
             .collect()
     }
 
-    /// Re-reads which transcript one pane is bound to (its session id may
-    /// have changed); true when the binding moved.
-    fn rebind_pane(&mut self, pane: u32) -> bool {
+    /// True when one pane's binding would move (its session id changed).
+    fn binding_moved(&self, pane: u32) -> bool {
         let path = super::binding::bind_one(&self.name, pane, &self.agents).into_path();
-        if path.as_ref() == self.transcripts.get(&pane) {
-            return false;
-        }
-        match path {
-            Some(path) => {
-                self.track(&path);
-                self.transcripts.insert(pane, path);
-            }
-            None => {
-                self.transcripts.remove(&pane);
-            }
-        }
-        let live: BTreeSet<&PathBuf> = self.transcripts.values().collect();
-        self.tracked.retain(|path, _| live.contains(path));
-        true
+        path.as_ref() != self.transcripts.get(&pane)
     }
 
     /// Binds every known agent afresh and follows the bound transcripts.
@@ -350,11 +337,9 @@ impl Session {
         self.agents = find_agents(&self.name);
         self.status_files = self.agents.iter().map(|(pane, a)| (a.status_file(), *pane)).collect();
         self.bind_all();
-        if self.watch_folders(watcher) {
+        if self.watch_folders(watcher) && !self.unbound_panes().is_empty() {
             // A transcript created before its folder was watched is found now.
-            for pane in self.unbound_panes() {
-                self.rebind_pane(pane);
-            }
+            self.bind_all();
         }
         // Panes whose agent is gone get one empty report: the bar drops them.
         let gone: Vec<u32> = self
@@ -404,11 +389,8 @@ impl Session {
                 );
             }
         }
-        let bindings = super::hooks::binding_path(&self.name, 0);
-        if let Some(dir) = bindings.parent() {
-            let _ = fs::create_dir_all(dir);
-            dirs.insert(dir.to_path_buf());
-        }
+        let _ = fs::create_dir_all(&self.state_folder);
+        dirs.insert(self.state_folder.clone());
         // A folder that does not exist yet (an agent's first prompt creates
         // its project folder, maybe `~/.claude` itself): watch its nearest
         // existing ancestor, whose new entry triggers a re-bind.
