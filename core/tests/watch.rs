@@ -55,6 +55,16 @@ impl Rig {
         self.children.push(child);
     }
 
+    /// Idle agents in `panes`, then the watcher, until each pane is bound.
+    fn watching(&mut self, panes: &[u32]) {
+        for pane in panes {
+            self.agent(*pane);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        self.watch();
+        self.until("every pane bound", |r| panes.iter().all(|p| r.state(*p).is_some()));
+    }
+
     fn watch(&mut self) {
         let child = Command::new(BIN)
             .args(["watch", "--session", &self.session])
@@ -149,11 +159,7 @@ fn answer(id: &str) -> Vec<u8> {
 #[test]
 fn two_agents_in_one_folder_stay_apart_and_appends_are_followed() {
     let mut rig = Rig::new("watch-two");
-    rig.agent(1);
-    rig.agent(2);
-    std::thread::sleep(Duration::from_millis(300));
-    rig.watch();
-    rig.until("both panes bound", |r| r.state(1).is_some() && r.state(2).is_some());
+    rig.watching(&[1, 2]);
     let (t1, t2) = (rig.transcript_of(1), rig.transcript_of(2));
     assert_ne!(t1, t2, "each pane is bound to its own agent's transcript");
 
@@ -176,10 +182,7 @@ fn two_agents_in_one_folder_stay_apart_and_appends_are_followed() {
 #[test]
 fn truncation_and_a_new_session_file_are_followed() {
     let mut rig = Rig::new("watch-rotate");
-    rig.agent(3);
-    std::thread::sleep(Duration::from_millis(300));
-    rig.watch();
-    rig.until("pane 3 bound", |r| r.state(3).is_some());
+    rig.watching(&[3]);
     let t = rig.transcript_of(3);
     let mut turn = prompt();
     turn.extend(answer("a1"));
@@ -267,24 +270,17 @@ fn an_agent_never_prompted_never_borrows_its_neighbours_transcript() {
     assert_eq!(rig.state(2), None, "pane 2 shows no transcript state of pane 1's");
     assert_eq!(rig.transcript_of(2), own.join("never-prompted.jsonl"));
     // Its first prompt creates its own file: followed from then on.
-    append_new(&own.join("never-prompted.jsonl"), &prompt());
+    std::fs::write(own.join("never-prompted.jsonl"), prompt()).unwrap();
     rig.until("pane 2 working on its own transcript", |r| {
         r.state(2).as_deref() == Some("working")
     });
     assert_eq!(rig.state(1).as_deref(), Some("done"));
 }
 
-fn append_new(path: &Path, bytes: &[u8]) {
-    std::fs::write(path, bytes).unwrap();
-}
-
 #[test]
 fn a_hook_hands_its_report_to_the_running_watcher_instead_of_starting_zellij() {
     let mut rig = Rig::new("watch-spool");
-    rig.agent(7);
-    std::thread::sleep(Duration::from_millis(300));
-    rig.watch();
-    rig.until("pane 7 bound", |r| r.state(7).is_some());
+    rig.watching(&[7]);
     // A `zellij` for the hook that only records that it was started.
     let spawned = rig.dir.path().join("hook-zellij");
     std::fs::write(

@@ -34,7 +34,7 @@ def claude_command(release="legacy"):
 
 
 def claude_env(api, retries=1):
-    """The environment of an offline Claude Code talking to `api` (DESIGN.md §4)."""
+    """The environment of an offline Claude Code talking to `api`."""
     return {"IS_SANDBOX": "1", "ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": KEY,
             "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "CLAUDE_CODE_MAX_RETRIES": str(retries)}
