@@ -169,10 +169,18 @@ impl Router {
             .map(|(p, q)| (*p, q.len()))
     }
 
-    /// A turn started in `pane`: by our delivery (its hop count) or by a person (0).
+    /// A turn started in `pane`, as any source saw it: by our delivery
+    /// (its hop count) or by a person (0).
     pub fn on_turn_started(&mut self, pane: u32) {
         let hops = self.pending_hops.remove(&pane).unwrap_or(0);
         self.turn_hops.insert(pane, hops);
+    }
+
+    /// The transcript or a hook shows `pane` working on a new turn: its next
+    /// confirmed done is routed even if it says the same words. (A screen
+    /// guess is no such sign: a spinner that comes and goes without a turn
+    /// must not route the last answer again.)
+    pub fn on_new_turn_evidence(&mut self, pane: u32) {
         self.routed.remove(&pane);
     }
 
@@ -334,6 +342,11 @@ mod tests {
             "same turn, second source"
         );
         r.on_turn_started(1);
+        assert!(
+            r.on_confirmed_done(1, "planner", Some("the plan"), idle(2)).is_empty(),
+            "a turn start only the screen saw is no new turn"
+        );
+        r.on_new_turn_evidence(1);
         assert_eq!(
             r.on_confirmed_done(1, "planner", Some("the plan"), idle(2)).len(),
             1,

@@ -27,6 +27,7 @@ pub mod ansi;
 pub mod arbiter;
 pub mod bar;
 pub mod config;
+pub mod controller;
 pub mod flow;
 pub mod hook;
 pub mod panes;

@@ -16,6 +16,12 @@ pub const PIPE_VERDICT: &str = "verdict";
 /// Name of the watcher's long-lived channel: each message is a JSON array
 /// of [`PaneReport`]s (see [`parse_push`]).
 pub const PIPE_PUSH: &str = "turnstile-push";
+/// Name of the pipe the leading copy of the bar hands rows to the others with.
+pub const PIPE_SYNC: &str = "turnstile-sync";
+/// Name of the pipe a copy of the bar tells the leader which tabs are viewed with.
+pub const PIPE_VIEW: &str = "turnstile-view";
+/// Name of the routing commands' pipe (keybindings: next, prev, resend, …).
+pub const PIPE_ROUTE: &str = "route";
 
 /// The agent process bound to a pane, as the host found it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]

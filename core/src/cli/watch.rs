@@ -36,8 +36,9 @@ use turnstile_core::{panes, Source};
 /// How often /proc is looked at for agents that started or exited.
 const SCAN_EVERY: Duration = Duration::from_secs(1);
 
-/// Exit code when another watcher already serves the session.
-pub const EXIT_ALREADY_RUNNING: i32 = 0;
+/// Exit code when another watcher already serves the session: the plugin's
+/// handshake (it then counts the watcher as running).
+pub const EXIT_ALREADY_RUNNING: i32 = turnstile_core::controller::EXIT_ANOTHER_WATCHER;
 
 /// One watched transcript, classified incrementally.
 struct Tracked {

@@ -1,20 +1,22 @@
-//! Routing glue: edges go to `turnstile_core::flow::Router`, its decisions
-//! become pane writes. A delivery is one bracketed-paste write, then Enter as
-//! a separate write `ENTER_DELAY_MS` later (TUIs swallow an Enter that comes
-//! with the paste).
+//! Delivery of routed answers: edges go to [`crate::flow::Router`], its
+//! decisions become pane writes. A delivery is one bracketed-paste write,
+//! then Enter as a separate write `ENTER_DELAY_MS` later (TUIs swallow an
+//! Enter that comes with the paste).
 
-use turnstile_core::arbiter::Edge;
-use turnstile_core::config::Config;
-use turnstile_core::flow::{parse_rules, paste_bytes, Action, Router, Target};
-use turnstile_core::panes::{Pane, PaneTable};
-use turnstile_core::{Millis, State};
-use zellij_tile::prelude::{write_chars_to_pane_id, PaneId};
+use super::Effect;
+use crate::arbiter::Edge;
+use crate::config::Config;
+use crate::flow::{parse_rules, paste_bytes, Action, Router, Target};
+use crate::panes::{Pane, PaneTable};
+use crate::protocol::PaneReport;
+use crate::{Millis, Source, State};
 
 /// Delay between the paste and its Enter.
 pub const ENTER_DELAY_MS: Millis = 200;
 
-#[derive(Default)]
-pub struct Routing {
+/// The router plus the Enters still to press.
+#[derive(Debug, Default)]
+pub struct Delivery {
     router: Router,
     enters: Vec<(Millis, u32)>,
 }
@@ -30,19 +32,34 @@ fn find_by_title(table: &PaneTable, title: &str) -> Option<Target> {
     table.all().find(|p| p.meta.title == title).map(target_of)
 }
 
-impl Routing {
-    pub fn new(config: &Config) -> Routing {
-        Routing {
+impl Delivery {
+    /// Routing with the configured flows.
+    pub fn new(config: &Config) -> Delivery {
+        Delivery {
             router: Router::new(config.flows.clone(), config.flow.clone()),
             enters: Vec::new(),
         }
     }
 
-    /// Feeds one edge of `pane`; returns feedback for the bar.
-    pub fn on_edge(&mut self, table: &PaneTable, pane: u32, edge: &Edge, now: Millis) -> Vec<String> {
+    /// Feeds one edge of `pane`; when `act`, pushes the writes to `out` and
+    /// returns feedback for the bar. A copy that does not lead feeds edges
+    /// without acting, so its routing memory matches the leader's should it
+    /// take the lead.
+    pub fn on_edge(
+        &mut self,
+        table: &PaneTable,
+        pane: u32,
+        edge: &Edge,
+        now: Millis,
+        act: bool,
+        out: &mut Vec<Effect>,
+    ) -> Vec<String> {
         let mut actions = Vec::new();
         if edge.to == State::Working && edge.from != State::Working {
             self.router.on_turn_started(pane);
+        }
+        if edge.to == State::Working && edge.now.source.is_some_and(Source::is_authoritative) {
+            self.router.on_new_turn_evidence(pane);
         }
         if edge.is_confirmed_done() {
             if let Some(source) = table.get(pane) {
@@ -57,17 +74,23 @@ impl Routing {
         if edge.to.is_turn_end() || edge.to == State::Idle {
             actions.extend(self.router.on_idle(pane));
         }
+        if !act {
+            return Vec::new();
+        }
         actions
             .into_iter()
-            .filter_map(|a| self.perform(table, a, now))
+            .filter_map(|a| self.perform(table, a, now, out))
             .collect()
     }
 
-    fn perform(&mut self, table: &PaneTable, action: Action, now: Millis) -> Option<String> {
+    fn perform(&mut self, table: &PaneTable, action: Action, now: Millis, out: &mut Vec<Effect>) -> Option<String> {
         match action {
             Action::Message(text) => Some(text),
             Action::Deliver { pane, payload } => {
-                write_chars_to_pane_id(&paste_bytes(&payload), PaneId::Terminal(pane));
+                out.push(Effect::WriteToPane {
+                    pane,
+                    text: paste_bytes(&payload),
+                });
                 self.enters.push((now + ENTER_DELAY_MS, pane));
                 let name = table
                     .get(pane)
@@ -77,18 +100,32 @@ impl Routing {
         }
     }
 
+    /// A report about `pane`: a transcript or hook verdict of a turn in
+    /// progress (not an old release's answer awaiting confirmation) starts
+    /// a new turn for routing.
+    pub fn on_report(&mut self, report: &PaneReport) {
+        let new_turn = report
+            .verdicts
+            .iter()
+            .any(|v| v.source.is_authoritative() && v.state == State::Working && v.candidate.is_none());
+        if new_turn {
+            self.router.on_new_turn_evidence(report.pane);
+        }
+    }
+
     /// When the next Enter is due.
     pub fn next_enter(&self) -> Option<Millis> {
         self.enters.iter().map(|(due, _)| *due).min()
     }
 
     /// Presses the Enters that are due.
-    pub fn press_due_enters(&mut self, now: Millis) {
+    pub fn press_due_enters(&mut self, now: Millis, out: &mut Vec<Effect>) {
         let (due, later): (Vec<_>, Vec<_>) = self.enters.drain(..).partition(|(at, _)| *at <= now);
         self.enters = later;
-        for (_, pane) in due {
-            write_chars_to_pane_id("\r", PaneId::Terminal(pane));
-        }
+        out.extend(due.into_iter().map(|(_, pane)| Effect::WriteToPane {
+            pane,
+            text: "\r".into(),
+        }));
     }
 
     /// Payloads waiting for busy targets, for the bar.
@@ -110,7 +147,7 @@ impl Routing {
 
     /// The `route` pipe (keybindings): `next`, `prev`, `to <title>`,
     /// `resend`, `pause`, `resume`, `flows <spec>`. Returns feedback.
-    pub fn command(&mut self, table: &PaneTable, command: &str, now: Millis) -> String {
+    pub fn command(&mut self, table: &PaneTable, command: &str, now: Millis, out: &mut Vec<Effect>) -> String {
         let command = command.trim();
         match command.split_once(' ').map_or((command, ""), |(a, b)| (a, b.trim())) {
             ("pause", _) => {
@@ -122,7 +159,7 @@ impl Routing {
                 "flows resumed".into()
             }
             ("resend", _) => match self.router.resend() {
-                Some(action) => self.perform(table, action, now).unwrap_or_default(),
+                Some(action) => self.perform(table, action, now, out).unwrap_or_default(),
                 None => "nothing sent yet".into(),
             },
             ("flows", spec) => match parse_rules(spec) {
@@ -133,10 +170,10 @@ impl Routing {
                 }
                 Err(e) => e,
             },
-            ("next", _) => self.send_focused(table, 1, now),
-            ("prev", _) => self.send_focused(table, -1, now),
+            ("next", _) => self.send_focused(table, 1, now, out),
+            ("prev", _) => self.send_focused(table, -1, now, out),
             ("to", title) => match find_by_title(table, title) {
-                Some(target) => self.send_focused_to(table, target, title, now),
+                Some(target) => self.send_focused_to(table, target, title, now, out),
                 None => format!("no pane named {title}"),
             },
             (other, _) => {
@@ -146,7 +183,7 @@ impl Routing {
     }
 
     /// The focused agent pane's answer to the next (or previous) agent pane.
-    fn send_focused(&mut self, table: &PaneTable, step: isize, now: Millis) -> String {
+    fn send_focused(&mut self, table: &PaneTable, step: isize, now: Millis, out: &mut Vec<Effect>) -> String {
         let agents = table.agents();
         let Some(at) = agents.iter().position(|p| p.meta.focused) else {
             return "focus an agent pane first".into();
@@ -157,10 +194,17 @@ impl Routing {
         let next = (at as isize + step).rem_euclid(agents.len() as isize) as usize;
         let target = agents[next];
         let title = target.meta.title.clone();
-        self.send_focused_to(table, target_of(target), &title, now)
+        self.send_focused_to(table, target_of(target), &title, now, out)
     }
 
-    fn send_focused_to(&mut self, table: &PaneTable, target: Target, title: &str, now: Millis) -> String {
+    fn send_focused_to(
+        &mut self,
+        table: &PaneTable,
+        target: Target,
+        title: &str,
+        now: Millis,
+        out: &mut Vec<Effect>,
+    ) -> String {
         let Some(source) = table.agents().into_iter().find(|p| p.meta.focused) else {
             return "focus an agent pane first".into();
         };
@@ -168,9 +212,10 @@ impl Routing {
             return format!("{} has no finished answer yet", source.meta.title);
         };
         let action = self.router.manual(&answer, target, title);
-        self.perform(table, action, now).unwrap_or_default()
+        self.perform(table, action, now, out).unwrap_or_default()
     }
 
+    /// Forgets a closed pane.
     pub fn forget(&mut self, pane: u32) {
         self.router.forget(pane);
     }

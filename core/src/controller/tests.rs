@@ -1,0 +1,696 @@
+//! The controller's effect sequences (the ones the e2e tests rely on) and
+//! property tests over random event sequences.
+
+use super::*;
+use crate::verdict::{Source, State, Verdict};
+use proptest::prelude::*;
+
+const URL: &str = "file:/turnstile.wasm";
+const T0: Millis = 1_000_000;
+
+/// Viewports served on demand, and which panes are scrolled back.
+#[derive(Default)]
+struct FakeScreens {
+    viewports: BTreeMap<u32, Vec<String>>,
+    scrolled: BTreeSet<u32>,
+}
+
+impl Screens for FakeScreens {
+    fn viewport(&mut self, pane: u32) -> Option<Vec<String>> {
+        self.viewports.get(&pane).cloned()
+    }
+
+    fn scrolled_back(&mut self, pane: u32) -> bool {
+        self.scrolled.contains(&pane)
+    }
+}
+
+fn copy(id: u32, tab: usize) -> PaneEntry {
+    PaneEntry {
+        id,
+        tab,
+        plugin_url: Some(URL.into()),
+        ..PaneEntry::default()
+    }
+}
+
+fn terminal(id: u32, tab: usize, title: &str, focused: bool) -> PaneEntry {
+    PaneEntry {
+        id,
+        tab,
+        title: title.into(),
+        focused,
+        command: Some("claude".into()),
+        ..PaneEntry::default()
+    }
+}
+
+/// Two agents (`a` focused, `b`) in tab 0, and the bar copies given.
+fn pane_list(copies: &[(u32, usize)]) -> Vec<PaneEntry> {
+    let mut panes = vec![terminal(1, 0, "a", true), terminal(2, 0, "b", false)];
+    panes.extend(copies.iter().map(|(id, tab)| copy(*id, *tab)));
+    panes
+}
+
+fn settings(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+/// A copy with plugin id `me`, permissions granted, drawn once.
+struct Rig {
+    c: Controller,
+    screens: FakeScreens,
+    now: Millis,
+}
+
+impl Rig {
+    fn new(me: u32, pairs: &[(&str, &str)]) -> Rig {
+        let (c, _) = Controller::new(&settings(pairs), me);
+        let mut rig = Rig {
+            c,
+            screens: FakeScreens::default(),
+            now: T0,
+        };
+        rig.send(Event::Permission(true));
+        rig.c.render(120, rig.now);
+        rig
+    }
+
+    /// A leader of two agent panes, with the watcher running.
+    fn leader(pairs: &[(&str, &str)]) -> Rig {
+        let mut rig = Rig::new(1, pairs);
+        rig.send(Event::Tabs(vec![TabView {
+            position: 0,
+            viewed: true,
+        }]));
+        rig.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
+        rig
+    }
+
+    fn send(&mut self, event: Event) -> Vec<Effect> {
+        self.c.handle(event, self.now, &mut self.screens)
+    }
+
+    /// Advances the clock to `at` and fires a timer.
+    fn timer_at(&mut self, at: Millis) -> Vec<Effect> {
+        self.now = at;
+        self.send(Event::Timer)
+    }
+
+    fn push(&mut self, reports: &[PaneReport]) -> Vec<Effect> {
+        let payload = serde_json::to_string(reports).unwrap();
+        self.send(pipe(PIPE_PUSH, PipeFrom::Other, &payload))
+    }
+
+    fn state_of(&self, pane: u32) -> State {
+        self.c.table.get(pane).map_or(State::Unknown, |p| p.state())
+    }
+}
+
+fn pipe(name: &str, from: PipeFrom, payload: &str) -> Event {
+    Event::Pipe {
+        name: name.into(),
+        from,
+        payload: Some(payload.into()),
+    }
+}
+
+fn report(pane: u32, state: State, source: Source, at: Millis, answer: Option<&str>) -> PaneReport {
+    PaneReport {
+        pane,
+        agent: Some(protocol::AgentBinding::default()),
+        verdicts: vec![Verdict::new(state, source, "test", at)],
+        answer: answer.map(str::to_owned),
+        since: None,
+    }
+}
+
+fn host_runs(effects: &[Effect], kind: &str) -> Vec<BTreeMap<String, String>> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::RunHost { context, .. } if context.get(CTX_KIND).map(String::as_str) == Some(kind) => {
+                Some(context.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn writes(effects: &[Effect]) -> Vec<(u32, String)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::WriteToPane { pane, text } => Some((*pane, text.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn done_banner() -> Vec<String> {
+    vec!["● Done.".into(), "✻ Brewed for 4s".into()]
+}
+
+// ---- effect sequences ----
+
+#[test]
+fn copies_ask_for_permissions_one_after_the_other() {
+    let (_, first) = Controller::new(&BTreeMap::new(), 1);
+    assert_eq!(first, vec![Effect::RequestPermissions]);
+    let (mut third, effects) = Controller::new(&BTreeMap::new(), 3);
+    assert_eq!(effects, vec![Effect::ArmTimer(2 * PERMISSION_STAGGER_MS)]);
+    let effects = third.handle(Event::Timer, T0, &mut FakeScreens::default());
+    assert!(effects.contains(&Effect::RequestPermissions), "{effects:?}");
+}
+
+#[test]
+fn events_before_the_grant_are_replayed_and_after_a_denial_dropped() {
+    let (mut c, _) = Controller::new(&BTreeMap::new(), 1);
+    let mut screens = FakeScreens::default();
+    c.handle(Event::Panes(pane_list(&[(1, 0)])), T0, &mut screens);
+    assert_eq!(c.role, Role::Undecided, "queued, not handled");
+    let effects = c.handle(Event::Permission(true), T0, &mut screens);
+    assert!(effects.contains(&Effect::SetUnselectable));
+    assert!(c.role.is_leader(), "the queued pane list was replayed");
+
+    let (mut denied, _) = Controller::new(&BTreeMap::new(), 1);
+    let effects = denied.handle(Event::Permission(false), T0, &mut screens);
+    assert!(effects.contains(&Effect::Redraw));
+    assert!(denied.render(200, T0).contains("permissions denied"));
+    for _ in 0..1_000 {
+        denied.handle(Event::Panes(pane_list(&[(1, 0)])), T0, &mut screens);
+    }
+    assert!(denied.queued.is_empty(), "nothing piles up after a denial");
+}
+
+#[test]
+fn the_queue_before_the_grant_is_bounded() {
+    let (mut c, _) = Controller::new(&BTreeMap::new(), 1);
+    for _ in 0..(MAX_QUEUED_EVENTS * 3) {
+        c.handle(Event::CommandChanged, T0, &mut FakeScreens::default());
+    }
+    assert_eq!(c.queued.len(), MAX_QUEUED_EVENTS);
+}
+
+#[test]
+fn the_leader_starts_the_watcher_and_takes_screens_while_they_matter() {
+    let mut rig = Rig::new(1, &[]);
+    let effects = rig.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
+    assert_eq!(host_runs(&effects, "watch").len(), 1);
+    assert!(effects.contains(&Effect::Subscribe(Subscription::RenderReports)));
+    assert!(
+        !effects.contains(&Effect::Subscribe(Subscription::CommandChanges)),
+        "the watcher finds agents"
+    );
+    let sync = effects
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { copy: 5, name, .. } if *name == PIPE_SYNC));
+    assert!(sync, "a new copy gets the rows at once: {effects:?}");
+}
+
+#[test]
+fn a_banner_on_screen_shows_done_at_once_and_reaches_the_other_copies() {
+    let mut rig = Rig::leader(&[]);
+    let both = |position| TabView { position, viewed: true };
+    rig.send(Event::Tabs(vec![both(0), both(1)]));
+    let effects = rig.send(Event::Screens(vec![(2, done_banner())]));
+    assert_eq!(rig.state_of(2), State::Done);
+    assert!(effects.contains(&Effect::Redraw));
+    assert!(effects
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { copy: 5, name, .. } if *name == PIPE_SYNC)));
+}
+
+#[test]
+fn a_banner_read_from_history_is_not_believed() {
+    let mut rig = Rig::leader(&[]);
+    rig.screens.scrolled.insert(2);
+    rig.send(Event::Screens(vec![(2, done_banner())]));
+    assert_ne!(rig.state_of(2), State::Done);
+}
+
+#[test]
+fn a_confirmed_done_is_pasted_then_entered_once() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let effects = rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    let pasted = writes(&effects);
+    assert_eq!(pasted.len(), 1, "{effects:?}");
+    assert_eq!(pasted[0].0, 2);
+    assert!(pasted[0].1.contains("the answer"));
+    assert!(effects.iter().any(|e| matches!(e, Effect::ArmTimer(_))) || rig.c.timers_armed() > 0);
+    // The Enter follows as its own write, once.
+    let later = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&later), vec![(2, "\r".to_owned())]);
+    let again = rig.push(&[report(1, State::Done, Source::Hook, T0 + 20, Some("the answer"))]);
+    assert!(
+        writes(&again).is_empty(),
+        "the hook confirming the same turn does not route it again"
+    );
+}
+
+#[test]
+fn a_screen_done_is_never_routed() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    let effects = rig.send(Event::Screens(vec![(1, done_banner())]));
+    assert_eq!(rig.state_of(1), State::Done);
+    assert!(writes(&effects).is_empty());
+}
+
+#[test]
+fn a_watcher_that_another_one_replaces_is_not_restarted() {
+    let mut rig = Rig::leader(&[]);
+    let context = BTreeMap::from([(CTX_KIND.to_owned(), "watch".to_owned())]);
+    let result = |code| Event::HostResult {
+        code: Some(code),
+        stdout: vec![],
+        stderr: b"turnstile: a watcher already serves session s".to_vec(),
+        context: context.clone(),
+    };
+    let effects = rig.send(result(EXIT_ANOTHER_WATCHER));
+    assert!(
+        host_runs(&effects, "status").is_empty(),
+        "no polling: another watcher pushes"
+    );
+    assert!(rig.c.watcher.running);
+
+    // A crash: poll at once, say why, start it again 2 s later.
+    let effects = rig.send(result(1));
+    assert_eq!(host_runs(&effects, "status").len(), 1);
+    assert!(effects.contains(&Effect::Subscribe(Subscription::CommandChanges)));
+    assert!(rig.c.render(200, rig.now).contains("watcher stopped"));
+    let effects = rig.timer_at(rig.now + pacing::WATCHER_RETRY_MS);
+    assert_eq!(host_runs(&effects, "watch").len(), 1);
+}
+
+#[test]
+fn a_lost_host_run_is_retried_and_its_late_answer_ignored() {
+    let mut rig = Rig::leader(&[("watcher", "false")]);
+    let first = host_runs(&rig.timer_at(T0 + TICK_MS), "status");
+    assert_eq!(first.len(), 1);
+    let quiet = rig.timer_at(T0 + 2 * TICK_MS);
+    assert!(host_runs(&quiet, "status").is_empty(), "never two runs in flight");
+    let retry = host_runs(&rig.timer_at(T0 + pacing::HOST_RUN_TIMEOUT_MS + 2 * TICK_MS), "status");
+    assert_eq!(retry.len(), 1, "given up after 10 s and asked again");
+    let late = Event::HostResult {
+        code: Some(0),
+        stdout: br#"{"at":1,"panes":[]}"#.to_vec(),
+        stderr: vec![],
+        context: first[0].clone(),
+    };
+    rig.send(late);
+    assert!(rig.c.host.in_flight, "the late answer does not end the new run");
+}
+
+#[test]
+fn a_failing_host_command_is_said_once_and_cleared_by_success() {
+    let mut rig = Rig::leader(&[("watcher", "false")]);
+    let run = host_runs(&rig.timer_at(T0 + TICK_MS), "status").remove(0);
+    let failed = rig.send(Event::HostResult {
+        code: Some(127),
+        stdout: vec![],
+        stderr: b"sh: turnstile: not found\n".to_vec(),
+        context: run,
+    });
+    assert!(failed.contains(&Effect::Redraw));
+    assert!(rig.c.render(200, rig.now).contains("not found"));
+}
+
+#[test]
+fn a_follower_draws_synced_rows_and_once_more_after_a_tab_switch() {
+    let mut rig = Rig::new(5, &[]);
+    let effects = rig.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
+    assert_eq!(rig.c.role, Role::Follower(1));
+    assert!(host_runs(&effects, "watch").is_empty() && host_runs(&effects, "status").is_empty());
+    let rows = vec![PaneSummary {
+        pane: 1,
+        name: "a".into(),
+        state: State::Working,
+        source: Some(Source::Transcript),
+        confirmed: false,
+        since: T0,
+        unseen: false,
+        reason: String::new(),
+    }];
+    let effects = rig.send(pipe(
+        PIPE_SYNC,
+        PipeFrom::Plugin(1),
+        &serde_json::to_string(&rows).unwrap(),
+    ));
+    assert!(effects.contains(&Effect::Redraw));
+    rig.c.render(120, rig.now);
+    let effects = rig.send(Event::Tabs(vec![TabView {
+        position: 1,
+        viewed: true,
+    }]));
+    assert!(effects.contains(&Effect::Redraw));
+    assert!(effects
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { copy: 1, name, .. } if *name == PIPE_VIEW)));
+    rig.c.render(120, rig.now);
+    let again = rig.timer_at(rig.now + FOLLOWER_TICK_MS);
+    assert!(
+        again.contains(&Effect::Redraw),
+        "zellij may have dropped the first render"
+    );
+}
+
+#[test]
+fn the_state_pipe_and_a_click_are_answered() {
+    let mut rig = Rig::leader(&[]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let effects = rig.send(pipe(PIPE_STATE, PipeFrom::Cli("p1".into()), ""));
+    let answered = effects
+        .iter()
+        .any(|e| matches!(e, Effect::AnswerPipe { pipe, text } if pipe == "p1" && text.contains("\"working\"")));
+    assert!(answered, "{effects:?}");
+    rig.c.render(120, rig.now);
+    let col = rig.c.drawn.as_ref().unwrap().hits[0].0;
+    assert_eq!(rig.send(Event::Click(col)), vec![Effect::FocusPane(1)]);
+}
+
+#[test]
+fn nothing_visible_changed_means_no_redraw() {
+    let mut rig = Rig::leader(&[]);
+    rig.c.render(120, rig.now);
+    let effects = rig.send(Event::CommandChanged);
+    assert!(!effects.contains(&Effect::Redraw));
+    let effects = rig.send(pipe(PIPE_VIEW, PipeFrom::Plugin(5), "[0]"));
+    assert!(!effects.contains(&Effect::Redraw), "{effects:?}");
+}
+
+#[test]
+fn an_output_storm_pauses_screens_then_catches_up() {
+    let mut rig = Rig::leader(&[]);
+    let busy = vec![(2, vec!["✻ Thinking… (esc to interrupt)".to_owned()])];
+    let mut paused = false;
+    for _ in 0..pacing::STORM_REPORTS {
+        let effects = rig.send(Event::Screens(busy.clone()));
+        paused |= effects.contains(&Effect::Unsubscribe(Subscription::RenderReports));
+    }
+    assert!(paused, "reports paused in a storm");
+    rig.screens.viewports.insert(2, done_banner());
+    let effects = rig.timer_at(rig.now + pacing::STORM_PAUSE_MAX_MS);
+    assert!(effects.contains(&Effect::Subscribe(Subscription::RenderReports)));
+    assert_eq!(rig.state_of(2), State::Done, "the busy pane was read after the pause");
+}
+
+#[test]
+fn bad_pipe_payloads_become_messages() {
+    let mut rig = Rig::leader(&[]);
+    rig.send(pipe(PIPE_PUSH, PipeFrom::Other, "{not json"));
+    assert!(rig.c.render(200, rig.now).contains("unreadable push"));
+    rig.send(pipe(PIPE_ROUTE, PipeFrom::Cli("p".into()), "frobnicate"));
+    assert!(rig.c.render(200, rig.now).contains("unknown route command"));
+}
+
+// ---- properties over random event sequences ----
+
+/// One step of a random run.
+#[derive(Debug, Clone)]
+enum Step {
+    /// Advance the clock and fire a timer.
+    Wait(Millis),
+    /// A pane list showing these copies (a subset: zellij's odd lists).
+    Panes(Vec<u32>),
+    Tabs(Vec<bool>),
+    Screen(u32, usize),
+    /// A push for pane 1 or 2: state index, source index, answer number.
+    Push(u32, usize, usize, Option<u8>),
+    HostAnswer {
+        valid: bool,
+        current: bool,
+        code: i32,
+    },
+    WatcherExit(i32),
+    Pipe(usize, String),
+    Click(usize),
+    Permission(bool),
+    CommandChanged,
+}
+
+const COPIES: [u32; 3] = [1, 4, 9];
+const STATES: [State; 6] = [
+    State::Working,
+    State::Done,
+    State::Waiting,
+    State::Failed,
+    State::Interrupted,
+    State::Idle,
+];
+const SOURCES: [Source; 4] = [Source::Transcript, Source::Hook, Source::Session, Source::Screen];
+const SCREENS: [&[&str]; 4] = [
+    &["● Done.", "✻ Brewed for 4s"],
+    &["✻ Thinking… (esc to interrupt)"],
+    &["$ "],
+    &["⎿  Interrupted by user"],
+];
+const PIPES: [&str; 7] = [
+    PIPE_PUSH,
+    PIPE_VERDICT,
+    PIPE_ROUTE,
+    PIPE_STATE,
+    PIPE_SYNC,
+    PIPE_VIEW,
+    "other",
+];
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => (1..3_000u64).prop_map(Step::Wait),
+        2 => proptest::sample::subsequence(COPIES.to_vec(), 0..=3).prop_map(Step::Panes),
+        1 => proptest::collection::vec(any::<bool>(), 1..3).prop_map(Step::Tabs),
+        3 => (1..3u32, 0..SCREENS.len()).prop_map(|(p, s)| Step::Screen(p, s)),
+        5 => (1..3u32, 0..STATES.len(), 0..SOURCES.len(), proptest::option::of(0..4u8))
+            .prop_map(|(p, s, src, a)| Step::Push(p, s, src, a)),
+        1 => (any::<bool>(), any::<bool>(), prop_oneof![Just(0), Just(1), Just(127)])
+            .prop_map(|(valid, current, code)| Step::HostAnswer { valid, current, code }),
+        1 => prop_oneof![Just(1), Just(EXIT_ANOTHER_WATCHER)].prop_map(Step::WatcherExit),
+        1 => (0..PIPES.len(), ".{0,40}").prop_map(|(p, s)| Step::Pipe(p, s)),
+        1 => (0..200usize).prop_map(Step::Click),
+        1 => any::<bool>().prop_map(Step::Permission),
+        1 => Just(Step::CommandChanged),
+    ]
+}
+
+/// A session of three copies of the bar fed the same events.
+struct Session {
+    copies: Vec<Controller>,
+    screens: FakeScreens,
+    now: Millis,
+    /// Each copy's last status request, to answer it.
+    last_request: Vec<Option<BTreeMap<String, String>>>,
+    /// Each copy: since when a status run is in flight.
+    in_flight_since: Vec<Option<Millis>>,
+    /// How often each answer was pasted.
+    pasted: BTreeMap<String, u32>,
+    /// Answers of turns pane 1 ended with a confirmed done.
+    confirmed: BTreeSet<String>,
+    /// Pane lists may omit live copies (zellij's odd lists); otherwise a
+    /// copy missing from a list was closed with its tab and hears nothing more.
+    odd_lists: bool,
+    alive: Vec<bool>,
+}
+
+impl Session {
+    fn new(flows: bool, odd_lists: bool) -> Session {
+        let pairs: &[(&str, &str)] = if flows { &[("flows", "a -> b")] } else { &[] };
+        let copies = COPIES
+            .iter()
+            .map(|me| {
+                let (mut c, _) = Controller::new(&settings(pairs), *me);
+                c.handle(Event::Permission(true), T0, &mut FakeScreens::default());
+                c
+            })
+            .collect();
+        Session {
+            copies,
+            screens: FakeScreens::default(),
+            now: T0,
+            last_request: vec![None; COPIES.len()],
+            in_flight_since: vec![None; COPIES.len()],
+            pasted: BTreeMap::new(),
+            confirmed: BTreeSet::new(),
+            odd_lists,
+            alive: vec![true; COPIES.len()],
+        }
+    }
+
+    fn event(&self, step: &Step, copy: usize) -> Event {
+        match step {
+            Step::Wait(_) => Event::Timer,
+            Step::Panes(shown) => {
+                let copies: Vec<(u32, usize)> = shown.iter().map(|id| (*id, (*id % 2) as usize)).collect();
+                Event::Panes(pane_list(&copies))
+            }
+            Step::Tabs(viewed) => Event::Tabs(
+                viewed
+                    .iter()
+                    .enumerate()
+                    .map(|(position, viewed)| TabView {
+                        position,
+                        viewed: *viewed,
+                    })
+                    .collect(),
+            ),
+            Step::Screen(pane, i) => Event::Screens(vec![(*pane, SCREENS[*i].iter().map(|s| s.to_string()).collect())]),
+            Step::Push(pane, state, source, answer) => {
+                let answer = answer.map(|n| format!("answer {n} at {}", self.now));
+                let r = report(*pane, STATES[*state], SOURCES[*source], self.now, answer.as_deref());
+                pipe(PIPE_PUSH, PipeFrom::Other, &serde_json::to_string(&[r]).unwrap())
+            }
+            Step::HostAnswer { valid, current, code } => Event::HostResult {
+                code: Some(*code),
+                stdout: match valid {
+                    true => br#"{"at":1,"panes":[{"pane":1}]}"#.to_vec(),
+                    false => b"garbage".to_vec(),
+                },
+                stderr: vec![],
+                context: match (current, &self.last_request[copy]) {
+                    (true, Some(context)) => context.clone(),
+                    _ => BTreeMap::from([(CTX_KIND.to_owned(), "status".to_owned())]),
+                },
+            },
+            Step::WatcherExit(code) => Event::HostResult {
+                code: Some(*code),
+                stdout: vec![],
+                stderr: b"boom".to_vec(),
+                context: BTreeMap::from([(CTX_KIND.to_owned(), "watch".to_owned())]),
+            },
+            Step::Pipe(p, payload) => pipe(PIPES[*p], PipeFrom::Cli("p".into()), payload),
+            Step::Click(col) => Event::Click(*col),
+            Step::Permission(granted) => Event::Permission(*granted),
+            Step::CommandChanged => Event::CommandChanged,
+        }
+    }
+
+    /// Feeds one step to every copy and checks the invariants.
+    fn run(&mut self, step: &Step) -> Result<(), TestCaseError> {
+        if let Step::Wait(ms) = step {
+            self.now += ms;
+        }
+        if let (Step::Panes(shown), false) = (step, self.odd_lists) {
+            for (i, id) in COPIES.iter().enumerate() {
+                self.alive[i] &= shown.contains(id);
+            }
+        }
+        let live: Vec<usize> = (0..self.copies.len()).filter(|i| self.alive[*i]).collect();
+        for i in live {
+            // zellij fires the timers that are due, and only those.
+            let times = match step {
+                Step::Wait(_) => self.copies[i].timers.due_by(self.now),
+                _ => 1,
+            };
+            for _ in 0..times {
+                let event = self.event(step, i);
+                let effects = self.copies[i].handle(event, self.now, &mut self.screens);
+                self.check(i, step, &effects)?;
+            }
+        }
+        let alive = self.copies.iter().zip(&self.alive).filter(|(_, alive)| **alive);
+        let leaders = alive.filter(|(c, _)| c.role.is_leader()).count();
+        prop_assert!(leaders <= 1, "{leaders} leaders at once");
+        Ok(())
+    }
+
+    fn check(&mut self, i: usize, step: &Step, effects: &[Effect]) -> Result<(), TestCaseError> {
+        let c = &self.copies[i];
+        // One per kind of deadline at most: tick, storm pause, Enter, permissions.
+        prop_assert!(c.timers_armed() <= 4, "timers multiply: {}", c.timers_armed());
+        prop_assert!(
+            c.timers_armed() >= 1 || c.permission != Permission::Granted,
+            "a copy without a timer stalls"
+        );
+        if effects.contains(&Effect::Redraw) {
+            if let Some(drawn) = &c.drawn {
+                prop_assert_ne!(&drawn.line, &c.draw(self.now).line, "a redraw that changes nothing");
+            }
+        }
+        if !c.role.is_leader() {
+            // It may still press the Enter of a paste it made while leading.
+            let pasted = writes(effects).iter().any(|(_, text)| text != "\r");
+            prop_assert!(!pasted, "a copy that does not lead pasted into a pane");
+        }
+        if let Some(since) = self.in_flight_since[i] {
+            let answered = matches!(step, Step::HostAnswer { current: true, .. });
+            let given_up = self.now.saturating_sub(since) >= pacing::HOST_RUN_TIMEOUT_MS;
+            prop_assert!(
+                answered || given_up || host_runs(effects, "status").is_empty(),
+                "a second host run while one is in flight since {}",
+                since
+            );
+            if answered || given_up || !c.host.in_flight {
+                self.in_flight_since[i] = None;
+            }
+        }
+        if let Some(context) = host_runs(effects, "status").pop() {
+            self.last_request[i] = Some(context);
+            self.in_flight_since[i] = Some(self.now);
+        }
+        let overdue = self.now.saturating_sub(c.host.last_start) > pacing::HOST_RUN_TIMEOUT_MS + 3_000;
+        if c.role.is_leader() && c.host.in_flight && overdue {
+            prop_assert!(!matches!(step, Step::Wait(_)), "a lost host run is not retried");
+        }
+        let source = c.table.get(1).map(|p| (p.fused().clone(), p.answer.clone()));
+        if let Some((fused, Some(answer))) = source {
+            if fused.state == State::Done && fused.confirmed {
+                self.confirmed.insert(answer);
+            }
+        }
+        if self.odd_lists {
+            // A copy that an odd list made step down may have queued what
+            // the new leader delivers: only the leader count is checked.
+            return Ok(());
+        }
+        for (pane, text) in writes(effects).into_iter().filter(|(_, t)| t != "\r") {
+            prop_assert_eq!(pane, 2u32);
+            // Delivered now or queued earlier, it is a confirmed turn's answer.
+            let answer = self.confirmed.iter().find(|a| text.contains(a.as_str())).cloned();
+            prop_assert!(answer.is_some(), "routed an unconfirmed turn: {}", text);
+            let n = self.pasted.entry(answer.unwrap_or_default()).or_default();
+            *n += 1;
+            prop_assert!(*n <= 1, "a turn routed twice");
+        }
+        Ok(())
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_sessions_keep_every_invariant(steps in proptest::collection::vec(step(), 1..80)) {
+        // Route commands resend on purpose: leave them out of the routing check.
+        let steps: Vec<Step> = steps
+            .into_iter()
+            .filter(|s| !matches!(s, Step::Pipe(p, _) if PIPES[*p] == PIPE_ROUTE))
+            .collect();
+        let mut session = Session::new(true, false);
+        for step in &steps {
+            session.run(step)?;
+        }
+    }
+
+    #[test]
+    fn odd_pane_lists_never_make_two_leaders(steps in proptest::collection::vec(step(), 1..80)) {
+        let mut session = Session::new(true, true);
+        for step in &steps {
+            session.run(step)?;
+        }
+    }
+
+    #[test]
+    fn random_pipe_payloads_and_settings_never_panic(
+        payloads in proptest::collection::vec((0..PIPES.len(), ".{0,200}"), 1..20),
+        key in prop_oneof![Just("poll_ms"), Just("flows"), Just("watch"), Just("max_hops"), Just("color_done"), Just("watcher")],
+        value in ".{0,30}",
+    ) {
+        let mut rig = Rig::new(1, &[(key, value.as_str())]);
+        rig.send(Event::Panes(pane_list(&[(1, 0)])));
+        for (p, payload) in payloads {
+            rig.send(pipe(PIPES[p], PipeFrom::Cli("p".into()), &payload));
+            rig.timer_at(rig.now + 300);
+        }
+        rig.c.render(80, rig.now);
+    }
+}
