@@ -135,7 +135,7 @@ fn parse_flows(map: &BTreeMap<String, String>, config: &mut Config, problems: &m
     if let Some(spec) = map.get("flows") {
         match parse_rules(spec) {
             Ok(rules) => config.flows = rules,
-            Err(e) => problems.push(e),
+            Err(e) => problems.push(e.to_string()),
         }
     }
     let flow = &mut config.flow;

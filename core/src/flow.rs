@@ -20,7 +20,7 @@ pub struct FlowRule {
 }
 
 /// Parses `planner -> coder, reviewer -> author`.
-pub fn parse_rules(spec: &str) -> Result<Vec<FlowRule>, String> {
+pub fn parse_rules(spec: &str) -> Result<Vec<FlowRule>, crate::Error> {
     spec.split([',', ';'])
         .map(str::trim)
         .filter(|part| !part.is_empty())
@@ -29,7 +29,7 @@ pub fn parse_rules(spec: &str) -> Result<Vec<FlowRule>, String> {
                 from: from.trim().to_owned(),
                 to: to.trim().to_owned(),
             }),
-            _ => Err(format!("flow `{part}` must look like `from -> to`")),
+            _ => Err(crate::Error::BadFlow(part.to_owned())),
         })
         .collect()
 }
@@ -296,7 +296,10 @@ mod tests {
                 to: "author".into()
             }
         );
-        assert!(parse_rules("planner coder").unwrap_err().contains("planner coder"));
+        assert!(parse_rules("planner coder")
+            .unwrap_err()
+            .to_string()
+            .contains("planner coder"));
         assert!(parse_rules("").unwrap().is_empty());
     }
 

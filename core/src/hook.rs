@@ -43,8 +43,8 @@ pub struct HookEvent {
 
 impl HookEvent {
     /// Parses a hook payload; a clear message for anything else.
-    pub fn parse(bytes: &[u8]) -> Result<HookEvent, String> {
-        serde_json::from_slice(bytes).map_err(|e| format!("unreadable hook payload: {e}"))
+    pub fn parse(bytes: &[u8]) -> Result<HookEvent, crate::Error> {
+        serde_json::from_slice(bytes).map_err(crate::Error::unreadable("hook payload"))
     }
 
     /// True when the agent process is gone (the pane's binding ends).
@@ -230,6 +230,7 @@ mod tests {
     fn garbage_is_a_clear_error() {
         assert!(HookEvent::parse(b"not json")
             .unwrap_err()
+            .to_string()
             .contains("unreadable hook payload"));
         assert!(HookEvent::parse(b"{}").is_err(), "the event name is required");
     }

@@ -28,6 +28,7 @@ pub mod arbiter;
 pub mod bar;
 pub mod config;
 pub mod controller;
+pub mod error;
 pub mod flow;
 pub mod hook;
 pub mod panes;
@@ -37,4 +38,5 @@ pub mod session;
 pub mod transcript;
 pub mod verdict;
 
+pub use error::Error;
 pub use verdict::{Millis, Source, State, Verdict};

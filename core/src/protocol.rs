@@ -72,15 +72,15 @@ pub struct HostReport {
 
 impl HostReport {
     /// Parses the host command's stdout; a clear message for anything else.
-    pub fn parse(bytes: &[u8]) -> Result<HostReport, String> {
-        serde_json::from_slice(bytes).map_err(|e| format!("host command answered unreadable JSON: {e}"))
+    pub fn parse(bytes: &[u8]) -> Result<HostReport, crate::Error> {
+        serde_json::from_slice(bytes).map_err(crate::Error::unreadable("JSON from the host command"))
     }
 }
 
 /// Parses one message of the watcher's channel: a JSON array of pane
 /// reports (a trailing newline is fine). A clear message for anything else.
-pub fn parse_push(payload: &str) -> Result<Vec<PaneReport>, String> {
-    serde_json::from_str(payload.trim_end()).map_err(|e| format!("unreadable push from the watcher: {e}"))
+pub fn parse_push(payload: &str) -> Result<Vec<PaneReport>, crate::Error> {
+    serde_json::from_str(payload.trim_end()).map_err(crate::Error::unreadable("push from the watcher"))
 }
 
 /// One pane as the `state` pipe reports it.
@@ -121,11 +121,17 @@ mod tests {
     fn a_push_is_a_batch_of_reports_ending_in_a_newline() {
         let reports = parse_push("[{\"pane\":1},{\"pane\":4}]\n").unwrap();
         assert_eq!(reports.iter().map(|r| r.pane).collect::<Vec<_>>(), [1, 4]);
-        assert!(parse_push("{\"pane\":1}").unwrap_err().contains("unreadable push"));
+        assert!(parse_push("{\"pane\":1}")
+            .unwrap_err()
+            .to_string()
+            .contains("unreadable push"));
     }
 
     #[test]
     fn garbage_from_the_host_is_a_clear_error() {
-        assert!(HostReport::parse(b"panic!").unwrap_err().contains("unreadable JSON"));
+        assert!(HostReport::parse(b"panic!")
+            .unwrap_err()
+            .to_string()
+            .contains("unreadable JSON"));
     }
 }

@@ -35,8 +35,8 @@ pub struct SessionStatus {
 
 impl SessionStatus {
     /// Parses the file's bytes; a clear message for anything else.
-    pub fn parse(bytes: &[u8]) -> Result<SessionStatus, String> {
-        serde_json::from_slice(bytes).map_err(|e| format!("unreadable session status: {e}"))
+    pub fn parse(bytes: &[u8]) -> Result<SessionStatus, crate::Error> {
+        serde_json::from_slice(bytes).map_err(crate::Error::unreadable("session status"))
     }
 
     /// The state the status names (`None` when it names none).
@@ -93,6 +93,9 @@ mod tests {
 
     #[test]
     fn garbage_is_a_clear_error() {
-        assert!(SessionStatus::parse(b"\xff{").unwrap_err().contains("unreadable"));
+        assert!(SessionStatus::parse(b"\xff{")
+            .unwrap_err()
+            .to_string()
+            .contains("unreadable"));
     }
 }

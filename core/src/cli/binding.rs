@@ -16,11 +16,77 @@
 //!    tells them apart: no transcript at all (the pane shows its screen
 //!    only, which is never routed on), rather than a neighbour's.
 
-use super::status::{project_folder_name, AgentProcess};
+use super::discovery::AgentProcess;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
+use turnstile_core::hook::HookEvent;
+use turnstile_core::Millis;
+
+/// What a hook tells about its pane's agent, kept per pane in the
+/// session's state folder (`<pane>.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookRecord {
+    /// The agent's session id.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Its transcript (after `/clear`, the new session's, maybe not written yet).
+    pub transcript_path: PathBuf,
+    /// Its working directory.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// The hook event that wrote the record.
+    #[serde(default)]
+    pub event: String,
+    /// When (ms since the epoch).
+    #[serde(default)]
+    pub at: Millis,
+}
+
+impl HookRecord {
+    /// Where the record of one pane is kept.
+    pub fn path(session: &str, pane: u32) -> PathBuf {
+        super::state::session_folder(session).join(format!("{pane}.json"))
+    }
+
+    /// Records what `event` says about the pane's agent (atomically); a
+    /// session's end removes the record, so a later agent in the pane does
+    /// not inherit it.
+    pub fn record(session: &str, pane: u32, event: &HookEvent, now: Millis) {
+        let path = HookRecord::path(session, pane);
+        if event.ends_session() {
+            let _ = fs::remove_file(&path);
+            return;
+        }
+        let Some(transcript) = &event.transcript_path else {
+            return;
+        };
+        let record = HookRecord {
+            session_id: event.session_id.clone(),
+            transcript_path: PathBuf::from(transcript),
+            cwd: event.cwd.clone(),
+            event: event.hook_event_name.clone(),
+            at: now,
+        };
+        let Ok(json) = serde_json::to_vec(&record) else {
+            return;
+        };
+        if let Some(dir) = path.parent() {
+            let _ = fs::create_dir_all(dir);
+        }
+        let tmp = path.with_extension("json.tmp");
+        if fs::write(&tmp, json).is_ok() {
+            let _ = fs::rename(&tmp, &path);
+        }
+    }
+
+    /// The pane's record, if a hook wrote a readable one.
+    pub fn read(session: &str, pane: u32) -> Option<HookRecord> {
+        serde_json::from_slice(&fs::read(HookRecord::path(session, pane)).ok()?).ok()
+    }
+}
 
 /// How one pane's agent is bound to its transcript.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,16 +191,13 @@ pub fn decide(me: &Claim, all: &[Claim], files: &[Candidate]) -> Binding {
 
 /// What the agent's own session says about its transcript.
 pub fn claim(session: &str, agent: &AgentProcess) -> Claim {
-    let folder = agent
-        .cwd
-        .as_deref()
-        .map(|cwd| agent.claude_home.join("projects").join(project_folder_name(cwd)));
+    let folder = agent.project_folder();
     let session_id = agent.status().and_then(|s| s.session_id);
     let by_session = folder
         .as_ref()
         .zip(session_id.as_ref())
         .map(|(f, id)| f.join(format!("{id}.jsonl")));
-    let by_hook = super::hooks::bound_transcript(session, agent.pane);
+    let by_hook = HookRecord::read(session, agent.pane).map(|r| r.transcript_path);
     let exact = match (by_session, by_hook) {
         // The status file is rewritten by the live process: after `/clear`
         // it names the new session before any hook record does.

@@ -6,14 +6,16 @@
 //! permission dialog) and writes a transcript in the real JSONL format plus
 //! a session status file into its own Claude home — no account, no network.
 
+use super::clock::now_ms;
+use super::home::ClaudeHome;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::fs::{self, OpenOptions};
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// What one turn ends with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,20 +166,18 @@ impl Agent {
         let session_id = format!(
             "demo{pid:08x}-{:04x}-4000-8000-{:012x}",
             options.seed & 0xffff,
-            epoch_ms()
+            now_ms()
         );
-        let folder = options
-            .home
-            .join("projects")
-            .join(super::status::project_folder_name(&cwd));
+        let home = ClaudeHome::at(&options.home);
+        let folder = home.project(&cwd);
         fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
-        fs::create_dir_all(options.home.join("sessions")).context("cannot create the sessions folder")?;
+        fs::create_dir_all(home.sessions()).context("cannot create the sessions folder")?;
         let agent = Agent {
             name: options.name.clone(),
             pace: options.pace.max(0.05),
             rng: Cell::new(options.seed.wrapping_mul(6364136223846793005).wrapping_add(pid as u64) | 1),
             transcript: folder.join(format!("{session_id}.jsonl")),
-            status_file: options.home.join("sessions").join(format!("{pid}.json")),
+            status_file: home.status_file(pid),
             session_id,
             cwd: cwd.display().to_string(),
             history: vec![
@@ -406,7 +406,7 @@ impl Agent {
     fn status(&self, status: &str, waiting_for: Option<&str>) {
         let mut value = json!({
             "pid": std::process::id(), "sessionId": self.session_id, "cwd": self.cwd,
-            "status": status, "statusUpdatedAt": epoch_ms(), "kind": "interactive",
+            "status": status, "statusUpdatedAt": now_ms(), "kind": "interactive",
         });
         if let Some(w) = waiting_for {
             value["waitingFor"] = json!(w);
@@ -415,11 +415,11 @@ impl Agent {
     }
 
     fn base(&self, kind: &str) -> Value {
-        let uuid = format!("{:08x}-demo-4000-8000-{:012x}", self.rand(u32::MAX as u64), epoch_ms());
+        let uuid = format!("{:08x}-demo-4000-8000-{:012x}", self.rand(u32::MAX as u64), now_ms());
         let line = json!({
             "parentUuid": *self.parent.borrow(), "isSidechain": false, "userType": "external", "cwd": self.cwd,
             "sessionId": self.session_id, "version": "demo", "type": kind, "uuid": uuid,
-            "timestamp": format!("{}", epoch_ms()),
+            "timestamp": format!("{}", now_ms()),
         });
         self.parent.replace(Some(uuid));
         line
@@ -459,15 +459,9 @@ impl Drop for Agent {
     }
 }
 
-fn epoch_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 /// `7:23 PM` (UTC; the demo does not read time zones).
 fn clock() -> String {
-    let secs = epoch_ms() / 1000;
+    let secs = now_ms() / 1000;
     let (h, m) = ((secs / 3600) % 24, (secs / 60) % 60);
     let (h12, half) = match h {
         0 => (12, "AM"),
@@ -476,16 +470,6 @@ fn clock() -> String {
         _ => (h - 12, "PM"),
     };
     format!("{h12}:{m:02} {half}")
-}
-
-/// The Claude home a simulated agent uses when none is given: under the
-/// temporary folder, never the user's real `~/.claude`.
-pub fn default_demo_home(tmpdir: Option<&Path>) -> PathBuf {
-    tmpdir
-        .map(Path::to_path_buf)
-        .unwrap_or_else(std::env::temp_dir)
-        .join("turnstile-demo")
-        .join(".claude")
 }
 
 #[cfg(test)]

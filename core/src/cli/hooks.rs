@@ -7,14 +7,18 @@
 //! session's watcher (`spool`), or, when none runs, pushes it to the plugin
 //! with `zellij pipe`, without waiting for it.
 
+use super::binding::HookRecord;
+use super::clock::now_ms;
+use super::home::ClaudeHome;
+use super::report::classify_file;
+use super::{push, spool};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 use std::fs;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use turnstile_core::hook::HookEvent;
-use turnstile_core::protocol::{AgentBinding, PaneReport, PIPE_VERDICT};
+use turnstile_core::protocol::{AgentBinding, PaneReport};
 use turnstile_core::Millis;
 
 /// The hook events turnstile listens to by default. Every release we know
@@ -51,11 +55,11 @@ fn hook_inner() -> Option<()> {
     let event = HookEvent::parse(&payload).ok()?;
     let pane: u32 = std::env::var("ZELLIJ_PANE_ID").ok()?.trim().parse().ok()?;
     let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
-    let now = super::status::now_ms();
-    record_binding(&session, pane, &event, now);
+    let now = now_ms();
+    HookRecord::record(&session, pane, &event, now);
     let report = hook_report(pane, &event, now)?;
-    if !super::spool::hand_over(&session, &report) {
-        push_to_plugin(&session, &report);
+    if !spool::hand_over(&session, &report) {
+        push::push_to_plugin(&session, &report);
     }
     Some(())
 }
@@ -65,7 +69,7 @@ fn hook_inner() -> Option<()> {
 /// answer (from the payload, else from the transcript).
 pub fn hook_report(pane: u32, event: &HookEvent, now: Millis) -> Option<PaneReport> {
     let transcript = match (event.hook_event_name.as_str(), event.transcript_path.as_deref()) {
-        ("Stop", Some(path)) => super::classify_file(Path::new(path), false).ok(),
+        ("Stop", Some(path)) => classify_file(Path::new(path), false).ok(),
         _ => None,
     };
     let verdict = event.verdict_given(now, transcript.as_ref())?;
@@ -85,124 +89,6 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis) -> Option<PaneRepo
         answer,
         since: None,
     })
-}
-
-/// `$XDG_STATE_HOME/turnstile` (default `~/.local/state/turnstile`).
-pub fn state_dir() -> PathBuf {
-    match std::env::var_os("XDG_STATE_HOME") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("turnstile"),
-        _ => PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".local/state/turnstile"),
-    }
-}
-
-/// Where the binding of one pane is kept.
-pub fn binding_path(session: &str, pane: u32) -> PathBuf {
-    let safe: String = session
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    state_dir().join("bindings").join(safe).join(format!("{pane}.json"))
-}
-
-fn record_binding(session: &str, pane: u32, event: &HookEvent, now: Millis) {
-    let path = binding_path(session, pane);
-    if event.ends_session() {
-        let _ = fs::remove_file(&path);
-        return;
-    }
-    if event.transcript_path.is_none() {
-        return;
-    }
-    let record = json!({
-        "session_id": event.session_id, "transcript_path": event.transcript_path, "cwd": event.cwd,
-        "event": event.hook_event_name, "at": now,
-    });
-    if let Some(dir) = path.parent() {
-        let _ = fs::create_dir_all(dir);
-    }
-    let tmp = path.with_extension("json.tmp");
-    if fs::write(&tmp, record.to_string()).is_ok() {
-        let _ = fs::rename(&tmp, &path);
-    }
-}
-
-/// The transcript a hook bound to this pane (after `/clear` it names the
-/// new session's file before that file exists). `SessionEnd` removes the
-/// record, so a later agent in the pane does not inherit it.
-pub fn bound_transcript(session: &str, pane: u32) -> Option<PathBuf> {
-    let record: Value = serde_json::from_slice(&fs::read(binding_path(session, pane)).ok()?).ok()?;
-    Some(PathBuf::from(record.get("transcript_path")?.as_str()?))
-}
-
-/// An executable named `name` on PATH.
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
-}
-
-/// The zellij binary: `$TURNSTILE_ZELLIJ`, the parent process when it is
-/// zellij (the watcher), `zellij` on PATH, else a running zellij's executable.
-pub fn zellij_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("TURNSTILE_ZELLIJ") {
-        return PathBuf::from(path);
-    }
-    let is_zellij = |exe: &Path| {
-        exe.file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("zellij"))
-    };
-    let parent = fs::read_link(format!("/proc/{}/exe", std::os::unix::process::parent_id())).ok();
-    if let Some(exe) = parent.filter(|e| is_zellij(e)) {
-        return exe;
-    }
-    if let Some(path) = find_on_path("zellij") {
-        return path;
-    }
-    fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| fs::read_link(e.path().join("exe")).ok())
-        .find(|exe| is_zellij(exe))
-        .unwrap_or_else(|| PathBuf::from("zellij"))
-}
-
-/// Starts `zellij pipe` and does not wait for it.
-pub fn push_to_plugin(session: &str, report: &PaneReport) {
-    push_with(&zellij_binary(), session, report);
-}
-
-/// How long a `zellij pipe` may live: against a session that is going
-/// away it can hang (and spin), so it runs under coreutils' `timeout`.
-const PIPE_TIMEOUT_SECS: &str = "5";
-
-/// Starts `<zellij> pipe` and does not wait for it.
-pub fn push_with(zellij: &Path, session: &str, report: &PaneReport) {
-    let Ok(payload) = serde_json::to_string(report) else {
-        return;
-    };
-    let mut command = match find_on_path("timeout") {
-        Some(timeout) => {
-            let mut c = Command::new(timeout);
-            c.args(["-k", "1", PIPE_TIMEOUT_SECS]).arg(zellij);
-            c
-        }
-        None => Command::new(zellij),
-    };
-    let _ = command
-        .args(["--session", session, "pipe", "--name", PIPE_VERDICT, "--", &payload])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
 }
 
 /// What `install-hooks` changes.
@@ -279,10 +165,8 @@ fn settings_path(project: bool) -> Result<PathBuf> {
             .context("no current directory")?
             .join(".claude/settings.json"));
     }
-    Ok(match std::env::var_os("CLAUDE_CONFIG_DIR") {
-        Some(dir) => PathBuf::from(dir).join("settings.json"),
-        None => PathBuf::from(std::env::var_os("HOME").context("HOME is not set")?).join(".claude/settings.json"),
-    })
+    let home = ClaudeHome::of_user().context("neither CLAUDE_CONFIG_DIR nor HOME is set")?;
+    Ok(home.settings())
 }
 
 fn hook_command() -> Result<String> {

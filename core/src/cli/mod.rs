@@ -6,17 +6,24 @@ use serde_json::{json, Value};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
+use turnstile_core::transcript::TranscriptVerdict;
 use turnstile_core::{ansi, screen, session::SessionStatus};
 
+// Host-side libraries: no command is imported by another module.
 mod binding;
+mod clock;
+mod discovery;
+mod home;
+mod push;
+mod report;
+mod spool;
+mod state;
+
+// Commands.
 mod demo_agent;
 mod explain;
 mod hooks;
-mod push;
 mod replay;
-mod spool;
-mod status;
 mod wait;
 mod watch;
 
@@ -208,10 +215,10 @@ pub fn run() -> i32 {
 fn dispatch(command: Command) -> Result<()> {
     match command {
         Command::Screen { file } => print_json(&screen_json(&read_text(&file)?)),
-        Command::Transcript { file } => print_json(&transcript_json(&classify_file(&file, false)?)),
+        Command::Transcript { file } => print_json(&transcript_json(&report::classify_file(&file, false)?)),
         Command::Session { file } => print_json(&session_json(&read_bytes(&file)?)?),
         Command::Status { session, panes, json } => {
-            let report = status::report(session, &panes)?;
+            let report = report::host_report(session, &panes)?;
             if json {
                 print_json(&serde_json::to_value(&report)?)
             } else {
@@ -229,7 +236,7 @@ fn dispatch(command: Command) -> Result<()> {
             listen,
         } => demo_agent::run(demo_agent::DemoOptions {
             name,
-            home: home.unwrap_or_else(|| demo_agent::default_demo_home(None)),
+            home: home.unwrap_or_else(|| home::ClaudeHome::demo(None).root().to_path_buf()),
             script,
             seed,
             pace,
@@ -289,17 +296,6 @@ fn read_text(path: &Path) -> Result<String> {
     Ok(String::from_utf8_lossy(&read_bytes(path)?).into_owned())
 }
 
-/// Classifies a transcript file cold, from its tail.
-pub fn classify_file(path: &Path, count_lines: bool) -> Result<TranscriptVerdict> {
-    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let options = TailOptions {
-        count_lines,
-        ..TailOptions::default()
-    };
-    let tail = classify_tail(&mut file, options).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(tail.verdict)
-}
-
 fn screen_json(text: &str) -> Value {
     let plain = ansi::strip(text);
     let rows: Vec<&str> = plain.lines().collect();
@@ -323,7 +319,7 @@ fn transcript_json(v: &TranscriptVerdict) -> Value {
 }
 
 fn session_json(bytes: &[u8]) -> Result<Value> {
-    let status = SessionStatus::parse(bytes).map_err(anyhow::Error::msg)?;
+    let status = SessionStatus::parse(bytes)?;
     Ok(json!({
         "state": status.state().unwrap_or_default(),
         "source": "session",

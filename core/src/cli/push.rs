@@ -15,15 +15,20 @@
 //! A child that exits is started again; when it cannot be kept alive the
 //! channel reports itself dead and the watcher exits, so the bar falls back
 //! to polling and restarts it.
+//!
+//! Without a watcher, a hook pushes its one report with a detached
+//! `zellij pipe … verdict` ([`push_to_plugin`]). [`zellij_binary`] finds
+//! the zellij to run.
 
 use std::collections::BTreeMap;
+use std::fs;
 use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-use turnstile_core::protocol::{PaneReport, PIPE_PUSH};
+use turnstile_core::protocol::{PaneReport, PIPE_PUSH, PIPE_VERDICT};
 
 /// Restarts of the child allowed within [`RESTART_WINDOW`] before the
 /// channel gives up.
@@ -211,4 +216,68 @@ fn die_with_parent(command: &mut Command) {
             Ok(())
         });
     }
+}
+/// An executable named `name` on PATH.
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// The zellij binary: `$TURNSTILE_ZELLIJ`, the parent process when it is
+/// zellij (the watcher), `zellij` on PATH, else a running zellij's executable.
+pub fn zellij_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("TURNSTILE_ZELLIJ") {
+        return PathBuf::from(path);
+    }
+    let is_zellij = |exe: &Path| {
+        exe.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("zellij"))
+    };
+    let parent = fs::read_link(format!("/proc/{}/exe", std::os::unix::process::parent_id())).ok();
+    if let Some(exe) = parent.filter(|e| is_zellij(e)) {
+        return exe;
+    }
+    if let Some(path) = find_on_path("zellij") {
+        return path;
+    }
+    fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| fs::read_link(e.path().join("exe")).ok())
+        .find(|exe| is_zellij(exe))
+        .unwrap_or_else(|| PathBuf::from("zellij"))
+}
+
+/// Starts `zellij pipe` and does not wait for it.
+pub fn push_to_plugin(session: &str, report: &PaneReport) {
+    push_with(&zellij_binary(), session, report);
+}
+
+/// How long a `zellij pipe` may live: against a session that is going
+/// away it can hang (and spin), so it runs under coreutils' `timeout`.
+const PIPE_TIMEOUT_SECS: &str = "5";
+
+/// Starts `<zellij> pipe` and does not wait for it.
+pub fn push_with(zellij: &Path, session: &str, report: &PaneReport) {
+    let Ok(payload) = serde_json::to_string(report) else {
+        return;
+    };
+    let mut command = match find_on_path("timeout") {
+        Some(timeout) => {
+            let mut c = Command::new(timeout);
+            c.args(["-k", "1", PIPE_TIMEOUT_SECS]).arg(zellij);
+            c
+        }
+        None => Command::new(zellij),
+    };
+    let _ = command
+        .args(["--session", session, "pipe", "--name", PIPE_VERDICT, "--", &payload])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
 }

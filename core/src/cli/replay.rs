@@ -4,6 +4,7 @@
 //! without an account. The process stays alive afterwards (`--hold`) so the
 //! host finds it in /proc like a real agent.
 
+use super::home::ClaudeHome;
 use anyhow::{Context, Result};
 use serde_json::Value;
 use std::fs::{self, OpenOptions};
@@ -31,21 +32,21 @@ pub fn run(options: ReplayOptions) -> Result<()> {
     )
     .context("frames.json is not JSON")?;
     let transcript = fs::read(options.dir.join("transcript.jsonl")).context("cannot read transcript.jsonl")?;
-    let home = options.home.clone().unwrap_or_else(default_home);
+    let home = match &options.home {
+        Some(home) => ClaudeHome::at(home),
+        None => ClaudeHome::of_user().context("neither CLAUDE_CONFIG_DIR nor HOME is set")?,
+    };
     let session_id = frames
         .pointer("/meta/transcript_path")
         .and_then(Value::as_str)
         .and_then(|p| Path::new(p).file_stem()?.to_str().map(str::to_owned))
         .unwrap_or_else(|| format!("replay-{}", std::process::id()));
     let cwd = std::env::current_dir().context("no current directory")?;
-    let target = home
-        .join("projects")
-        .join(super::status::project_folder_name(&cwd))
-        .join(format!("{session_id}.jsonl"));
-    fs::create_dir_all(target.parent().unwrap_or(&home)).context("cannot create the transcript folder")?;
+    let target = home.project(&cwd).join(format!("{session_id}.jsonl"));
+    fs::create_dir_all(target.parent().unwrap_or(home.root())).context("cannot create the transcript folder")?;
     fs::write(&target, b"").with_context(|| format!("cannot create {}", target.display()))?;
-    let status_file = home.join("sessions").join(format!("{}.json", std::process::id()));
-    let _ = fs::create_dir_all(home.join("sessions"));
+    let status_file = home.status_file(std::process::id());
+    let _ = fs::create_dir_all(home.sessions());
     let statuses = frames["session_status"].as_array().cloned().unwrap_or_default();
     let start = Instant::now();
     let mut written = 0usize;
@@ -101,11 +102,4 @@ fn sleep_until(start: Instant, secs: f64) {
     if let Some(wait) = due.checked_sub(start.elapsed()) {
         std::thread::sleep(wait);
     }
-}
-
-/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-pub fn default_home() -> PathBuf {
-    std::env::var_os("CLAUDE_CONFIG_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".claude"))
 }

@@ -17,8 +17,7 @@ const EXTENSION: &str = "push";
 
 /// The session's state folder (where hook bindings and the watcher's lock live).
 pub fn state_folder(session: &str) -> PathBuf {
-    let binding = super::hooks::binding_path(session, 0);
-    binding.parent().map_or(binding.clone(), Path::to_path_buf)
+    super::state::session_folder(session)
 }
 
 /// The watcher's lock file of a session.

@@ -42,7 +42,7 @@ pub fn run(session: Option<String>, pane: u32, until: Until, timeout: Option<f64
     let started = Instant::now();
     let mut arbiter = PaneArbiter::new();
     loop {
-        let report = super::status::report(session.clone(), &[pane])?;
+        let report = super::report::host_report(session.clone(), &[pane])?;
         let Some(entry) = report.panes.into_iter().find(|p| p.pane == pane && p.agent.is_some()) else {
             print_state(pane, State::Unknown, "no agent in this pane (or the session is gone)");
             return Ok(EXIT_GONE);

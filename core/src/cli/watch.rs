@@ -18,8 +18,10 @@
 //! coalesced. Nothing runs while nothing changes except that once-a-second
 //! look, which also checks that the parent (the zellij server) is alive.
 
-use super::push::Channel;
-use super::status::{find_agents, now_ms, AgentProcess};
+use super::clock::now_ms;
+use super::discovery::{find_agents, AgentProcess};
+use super::push::{self, Channel};
+use super::{binding, report, spool};
 use anyhow::{bail, Context, Result};
 use notify::event::ModifyKind;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
@@ -149,8 +151,8 @@ pub fn run(session: Option<String>) -> Result<i32> {
     })
     .context("cannot start inotify")?;
     let mut state = Session {
-        channel: Channel::open(&super::hooks::zellij_binary(), &name),
-        state_folder: super::spool::state_folder(&name),
+        channel: Channel::open(&push::zellij_binary(), &name),
+        state_folder: spool::state_folder(&name),
         name,
         agents: BTreeMap::new(),
         status_files: HashMap::new(),
@@ -163,7 +165,7 @@ pub fn run(session: Option<String>) -> Result<i32> {
     state.processes.changed();
     state.rebind(&mut watcher);
     // Reports handed over before the folder was watched.
-    let waiting = super::spool::waiting(&state.name);
+    let waiting = spool::waiting(&state.name);
     state.apply(
         Changes {
             spooled: waiting,
@@ -231,7 +233,7 @@ impl Session {
             return PathRole::PaneFile(*pane);
         }
         if path.parent() == Some(self.state_folder.as_path()) {
-            if super::spool::is_spooled(path) {
+            if spool::is_spooled(path) {
                 return PathRole::Spooled;
             }
             // Hook bindings (written through a temporary file) and the lock.
@@ -258,7 +260,7 @@ impl Session {
 
     fn apply(&mut self, changes: Changes, watcher: &mut RecommendedWatcher) {
         for path in &changes.spooled {
-            if let Some(report) = super::spool::take(path) {
+            if let Some(report) = spool::take(path) {
                 self.channel.send_hook(report);
             }
         }
@@ -308,13 +310,13 @@ impl Session {
 
     /// True when one pane's binding would move (its session id changed).
     fn binding_moved(&self, pane: u32) -> bool {
-        let path = super::binding::bind_one(&self.name, pane, &self.agents).into_path();
+        let path = binding::bind_one(&self.name, pane, &self.agents).into_path();
         path.as_ref() != self.transcripts.get(&pane)
     }
 
     /// Binds every known agent afresh and follows the bound transcripts.
     fn bind_all(&mut self) {
-        self.transcripts = super::binding::bind_all(&self.name, &self.agents)
+        self.transcripts = binding::bind_all(&self.name, &self.agents)
             .into_iter()
             .filter_map(|(pane, binding)| Some((pane, binding.into_path()?)))
             .collect();
@@ -378,17 +380,10 @@ impl Session {
             .filter_map(|t| t.parent().map(Path::to_path_buf))
             .collect();
         for agent in self.agents.values() {
-            dirs.insert(agent.claude_home.join("sessions"));
-            dirs.insert(agent.claude_home.join("projects"));
-            if let Some(cwd) = &agent.cwd {
-                // Where its first transcript will appear.
-                dirs.insert(
-                    agent
-                        .claude_home
-                        .join("projects")
-                        .join(super::status::project_folder_name(cwd)),
-                );
-            }
+            dirs.insert(agent.home.sessions());
+            dirs.insert(agent.home.projects());
+            // Where its first transcript will appear.
+            dirs.extend(agent.project_folder());
         }
         let _ = fs::create_dir_all(&self.state_folder);
         dirs.insert(self.state_folder.clone());
@@ -415,7 +410,7 @@ impl Session {
     fn report(&self, pane: u32, agent: &AgentProcess, now: u64) -> PaneReport {
         let path = self.transcripts.get(&pane);
         let verdict = path.and_then(|p| self.tracked.get(p)).map(|t| t.classifier.verdict());
-        super::status::assemble(agent, agent.status(), path.map(PathBuf::as_path), verdict, now)
+        report::assemble(agent, agent.status(), path.map(PathBuf::as_path), verdict, now)
     }
 }
 
@@ -516,16 +511,16 @@ struct Lock {
 impl Lock {
     /// Takes the lock, or `None` when a live watcher holds it.
     fn take(session: &str) -> Result<Option<Lock>> {
-        let path = super::spool::lock_path(session);
+        let path = spool::lock_path(session);
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        if super::spool::live_watcher(session).is_some() {
+        if spool::live_watcher(session).is_some() {
             return Ok(None);
         }
         // Reports hooks left while no watcher ran are stale; from the lock
         // on, hooks hand theirs to this watcher.
-        super::spool::discard_stale(session);
+        spool::discard_stale(session);
         fs::write(&path, std::process::id().to_string()).with_context(|| format!("cannot write {}", path.display()))?;
         Ok(Some(Lock { path }))
     }

@@ -168,7 +168,7 @@ impl Delivery {
                     self.router.set_rules(rules);
                     format!("{n} flow(s) set")
                 }
-                Err(e) => e,
+                Err(e) => e.to_string(),
             },
             ("next", _) => self.send_focused(table, 1, now, out),
             ("prev", _) => self.send_focused(table, -1, now, out),

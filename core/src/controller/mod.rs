@@ -937,7 +937,7 @@ impl Controller {
             (_, parsed) => {
                 let why = match (first_line(stderr), parsed) {
                     (Some(why), _) => why,
-                    (None, Err(e)) => e,
+                    (None, Err(e)) => e.to_string(),
                     (None, Ok(_)) => format!("exit code {code:?}"),
                 };
                 self.host.error = Some(format!("host command `{}` failed: {why}", self.config.host_command));
@@ -985,7 +985,7 @@ impl Controller {
             },
             PIPE_PUSH => match protocol::parse_push(payload) {
                 Ok(reports) => self.apply_reports(reports, now, screens),
-                Err(e) if leader => self.say(e, now),
+                Err(e) if leader => self.say(e.to_string(), now),
                 Err(_) => {}
             },
             PIPE_ROUTE if leader => self.on_route_command(from, payload, now),

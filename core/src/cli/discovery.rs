@@ -1,0 +1,128 @@
+//! Agent discovery through /proc: for one zellij session, the agent process
+//! of each pane (its environment holds `ZELLIJ_PANE_ID` and
+//! `ZELLIJ_SESSION_NAME`), with its working directory and Claude home.
+
+use super::home::ClaudeHome;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use turnstile_core::panes;
+use turnstile_core::protocol::AgentBinding;
+use turnstile_core::session::SessionStatus;
+
+/// An agent process found in /proc.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentProcess {
+    /// Its process id.
+    pub pid: u32,
+    /// The zellij pane it runs in.
+    pub pane: u32,
+    /// Its working directory.
+    pub cwd: Option<PathBuf>,
+    /// Its Claude home (`~/.claude`, `$CLAUDE_CONFIG_DIR`, a demo home).
+    pub home: ClaudeHome,
+}
+
+impl AgentProcess {
+    /// Its session status file.
+    pub fn status_file(&self) -> PathBuf {
+        self.home.status_file(self.pid)
+    }
+
+    /// The transcripts' folder of its project.
+    pub fn project_folder(&self) -> Option<PathBuf> {
+        self.cwd.as_deref().map(|cwd| self.home.project(cwd))
+    }
+
+    /// Its session status, when the file exists and parses.
+    pub fn status(&self) -> Option<SessionStatus> {
+        fs::read(self.status_file())
+            .ok()
+            .and_then(|b| SessionStatus::parse(&b).ok())
+    }
+
+    /// The binding reported to the plugin.
+    pub fn binding(&self, session_id: Option<String>, transcript: Option<&Path>) -> AgentBinding {
+        AgentBinding {
+            pid: self.pid,
+            cwd: self.cwd.as_ref().map(|c| c.display().to_string()),
+            session_id,
+            transcript: transcript.map(|t| t.display().to_string()),
+        }
+    }
+}
+
+/// One agent process per pane: the oldest (lowest pid) agent in that pane.
+pub fn find_agents(session: &str) -> BTreeMap<u32, AgentProcess> {
+    let mut found: BTreeMap<u32, AgentProcess> = BTreeMap::new();
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Some(agent) = agent_process(pid, session) {
+            let keep_old = found.get(&agent.pane).is_some_and(|old| old.pid < pid);
+            if !keep_old {
+                found.insert(agent.pane, agent);
+            }
+        }
+    }
+    found
+}
+
+fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
+    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+    let argv = split_nul(&fs::read(proc_dir.join("cmdline")).ok()?);
+    if !panes::is_agent_argv(&argv) {
+        return None;
+    }
+    let env: BTreeMap<String, String> = split_nul(&fs::read(proc_dir.join("environ")).ok()?)
+        .into_iter()
+        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())))
+        .collect();
+    if env.get("ZELLIJ_SESSION_NAME").map(String::as_str) != Some(session) {
+        return None;
+    }
+    let pane = env.get("ZELLIJ_PANE_ID")?.trim().parse().ok()?;
+    let home = match simulated_home(&argv, &env) {
+        Some(home) => home,
+        None => ClaudeHome::from_env(|name| env.get(name).cloned())?,
+    };
+    Some(AgentProcess {
+        pid,
+        pane,
+        cwd: fs::read_link(proc_dir.join("cwd")).ok(),
+        home,
+    })
+}
+
+/// The Claude home of `turnstile demo-agent` / `turnstile replay`: its
+/// `--home` argument, else the demo agent's default under its TMPDIR.
+fn simulated_home(argv: &[String], env: &BTreeMap<String, String>) -> Option<ClaudeHome> {
+    let program = argv.first()?.rsplit('/').next()?;
+    if program != "turnstile" {
+        return None;
+    }
+    let home = argv
+        .windows(2)
+        .find(|w| w[0] == "--home")
+        .map(|w| ClaudeHome::at(&w[1]));
+    match (home, argv.get(1).map(String::as_str)) {
+        (Some(home), _) => Some(home),
+        (None, Some("demo-agent")) => {
+            let tmp = env.get("TMPDIR").map(PathBuf::from);
+            Some(ClaudeHome::demo(tmp.as_deref()))
+        }
+        _ => None,
+    }
+}
+
+fn split_nul(bytes: &[u8]) -> Vec<String> {
+    bytes
+        .split(|&b| b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect()
+}

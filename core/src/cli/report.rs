@@ -1,0 +1,87 @@
+//! Reports from the agents' sources: for one zellij session, the agent of
+//! each pane (through /proc), its transcript and Claude Code's session
+//! status file, classified and answered for all panes in one run (`status`,
+//! `wait`); one pane's report from sources classified cold from the tail or
+//! incrementally (`watch`).
+
+use super::binding::{self, Binding};
+use super::clock::now_ms;
+use super::discovery::{find_agents, AgentProcess};
+use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use turnstile_core::protocol::{HostReport, PaneReport};
+use turnstile_core::session::SessionStatus;
+use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
+use turnstile_core::Millis;
+
+/// Builds the report for `session`, for `wanted` panes (all agent panes when empty).
+pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport> {
+    let Some(session) = session.or_else(|| std::env::var("ZELLIJ_SESSION_NAME").ok()) else {
+        bail!("no zellij session: pass --session or run inside zellij");
+    };
+    let agents = find_agents(&session);
+    let mut bindings = binding::bind_all(&session, &agents);
+    let at = now_ms();
+    let mut panes: Vec<u32> = wanted.to_vec();
+    panes.extend(agents.keys().filter(|p| wanted.is_empty() || wanted.contains(p)));
+    panes.sort_unstable();
+    panes.dedup();
+    let panes = panes
+        .into_iter()
+        .map(|pane| match agents.get(&pane) {
+            Some(agent) => pane_report(agent, bindings.remove(&pane).and_then(Binding::into_path), at),
+            None => PaneReport {
+                pane,
+                ..PaneReport::default()
+            },
+        })
+        .collect();
+    Ok(HostReport {
+        session: Some(session),
+        at,
+        panes,
+    })
+}
+
+/// Classifies a transcript file cold, from its tail.
+pub fn classify_file(path: &Path, count_lines: bool) -> Result<TranscriptVerdict> {
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let options = TailOptions {
+        count_lines,
+        ..TailOptions::default()
+    };
+    let tail = classify_tail(&mut file, options).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(tail.verdict)
+}
+
+/// One pane's report, reading its sources now.
+pub fn pane_report(agent: &AgentProcess, transcript: Option<PathBuf>, at: Millis) -> PaneReport {
+    let status = agent.status();
+    let verdict = transcript.as_deref().and_then(|p| classify_file(p, false).ok());
+    assemble(agent, status, transcript.as_deref(), verdict, at)
+}
+
+/// One pane's report from its agent, session status and transcript verdict
+/// (shared by `status`, which classifies cold, and `watch`, incrementally).
+pub fn assemble(
+    agent: &AgentProcess,
+    status: Option<SessionStatus>,
+    transcript: Option<&Path>,
+    verdict: Option<TranscriptVerdict>,
+    at: Millis,
+) -> PaneReport {
+    let mut verdicts: Vec<_> = verdict.iter().map(|v| v.to_verdict(at)).collect();
+    verdicts.extend(status.as_ref().and_then(|s| s.to_verdict(at)));
+    let session_id = status
+        .and_then(|s| s.session_id)
+        .or_else(|| verdict.as_ref().and_then(|v| v.session_id.clone()));
+    let (answer, since) = verdict.map_or((None, None), |v| (v.answer, v.since));
+    PaneReport {
+        pane: agent.pane,
+        agent: Some(agent.binding(session_id, transcript)),
+        verdicts,
+        answer,
+        since,
+    }
+}
