@@ -8,7 +8,7 @@
 use super::line::{self, AssistantPart, Event, LineMeta, Stop};
 use super::TranscriptVerdict;
 use crate::verdict::State;
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 /// A line longer than this is skipped (with a reason) instead of buffered.
 pub const MAX_LINE_BYTES: usize = 256 << 20;
@@ -41,6 +41,12 @@ struct Turn {
     background_calls: Vec<String>,
     response: Response,
     end_marker: Option<&'static str>,
+    /// Ids of the lines of this turn seen so far.
+    uuids: HashSet<String>,
+    /// Lines of this turn that a seen answer or tool result follows but that
+    /// are not written yet (old releases flush lines out of order: the
+    /// final answer may land before the tool call that started an agent).
+    missing: Vec<String>,
 }
 
 /// The latest assistant response (all lines sharing one `message.id`).
@@ -163,6 +169,10 @@ impl Classifier {
             self.session_id = meta.session_id.take();
         }
         let late_prompt = event == Event::Prompt && self.answered_already(&meta);
+        if event == Event::Prompt && !late_prompt {
+            self.turn = Turn::default();
+        }
+        self.link(&event, &meta);
         self.remember_parent(&mut meta);
         let decided = match event {
             Event::Ignored(_) => return,
@@ -179,6 +189,23 @@ impl Classifier {
         if let Some(why) = decided {
             self.decided_by = Some((pos, why));
             self.decided_at = meta.timestamp;
+        }
+    }
+
+    /// Notes the line's place in the conversation: its own id ends the wait
+    /// for it; an answer or tool result whose parent line is not seen yet
+    /// makes the turn wait for that line.
+    fn link(&mut self, event: &Event, meta: &LineMeta) {
+        let turn = &mut self.turn;
+        if let Some(id) = &meta.uuid {
+            turn.missing.retain(|m| m != id);
+            turn.uuids.insert(id.clone());
+        }
+        let links = matches!(event, Event::Assistant(_) | Event::ToolResults { .. });
+        if let (true, Some(parent)) = (links, &meta.parent_uuid) {
+            if !turn.uuids.contains(parent) && !turn.missing.contains(parent) {
+                turn.missing.push(parent.clone());
+            }
         }
     }
 
@@ -206,10 +233,8 @@ impl Classifier {
     }
 
     fn on_prompt(&mut self) -> Option<String> {
-        self.turn = Turn {
-            started: true,
-            ..Turn::default()
-        };
+        // The turn was reset before the prompt's own id was noted.
+        self.turn.started = true;
         Some("user prompt: a turn started".into())
     }
 
@@ -347,6 +372,10 @@ impl Classifier {
             };
             return (State::Working, None, None, why);
         }
+        if let Some(missing) = turn.missing.first() {
+            let why = format!("the answer follows line {missing}, not written yet (out-of-order write)");
+            return (State::Working, None, None, why);
+        }
         let answer = response.texts.join("\n\n");
         if turn.background_agents > 0 {
             let why = format!("{} background agent(s) have not reported back", turn.background_agents);
@@ -480,6 +509,31 @@ mod tests {
         let v = run(&[PROMPT, err]);
         assert_eq!(v.state, State::Failed);
         assert!(v.answer.is_none());
+    }
+
+    #[test]
+    fn an_answer_written_before_the_lines_it_follows_is_not_done() {
+        // 2.1.39, seen in a real run: the final answer (no stop reason) was
+        // flushed before the text and the background agent call it follows,
+        // and the Stop hook ran in between.
+        let prompt = r#"{"type":"user","uuid":"p","parentUuid":null,"message":{"content":"bg:6"}}"#;
+        let answer = r#"{"type":"assistant","uuid":"a4","parentUuid":"r3","message":{"id":"m4","content":[{"type":"text","text":"Started it."}]}}"#;
+        let early = run(&[prompt, answer]);
+        assert_eq!(
+            (early.state, early.candidate),
+            (State::Working, None),
+            "{}",
+            early.reason
+        );
+        assert!(early.reason.contains("not written yet"), "{}", early.reason);
+        let text = r#"{"type":"assistant","uuid":"a2","parentUuid":"p","message":{"id":"m2","content":[{"type":"text","text":"Starting."}]}}"#;
+        let launch = r#"{"type":"assistant","uuid":"t2","parentUuid":"a2","message":{"id":"m2","content":[{"type":"tool_use","id":"k1","name":"Task","input":{"run_in_background":true}}]}}"#;
+        let result = r#"{"type":"user","uuid":"r3","parentUuid":"t2","message":{"content":[{"type":"tool_result","tool_use_id":"k1","content":"Async agent launched successfully."}]}}"#;
+        let complete = run(&[prompt, answer, text, launch, result]);
+        assert_eq!(complete.state, State::Working, "{}", complete.reason);
+        assert_eq!(complete.background_agents, 1, "{}", complete.reason);
+        let in_order = run(&[prompt, text, launch, result, answer]);
+        assert_eq!(in_order.background_agents, 1);
     }
 
     #[test]

@@ -129,7 +129,14 @@ pub fn parse(bytes: &[u8]) -> (Event, LineMeta) {
     };
     let kind = match kind.as_deref() {
         Some(k @ ("user" | "assistant" | "system" | "progress")) => k.to_owned(),
-        Some(_) => return (Event::Ignored("metadata line"), none()),
+        Some(_) => {
+            // Attachments and the like are links of the conversation too.
+            let meta = LineMeta {
+                uuid: quick_uuid(bytes),
+                ..LineMeta::default()
+            };
+            return (Event::Ignored("metadata line"), meta);
+        }
         None => return (Event::Ignored("line without a type"), none()),
     };
     let value = match full_value(bytes) {
@@ -144,6 +151,15 @@ pub fn parse(bytes: &[u8]) -> (Event, LineMeta) {
         parent_uuid: text("parentUuid"),
     };
     (event_of(&kind, &value), meta)
+}
+
+/// The line's own `"uuid"`, found without parsing the line (metadata lines
+/// can be large; their first `"uuid":"…"` key is their own).
+fn quick_uuid(bytes: &[u8]) -> Option<String> {
+    const KEY: &[u8] = b"\"uuid\":\"";
+    let start = memchr::memmem::find(bytes, KEY)? + KEY.len();
+    let len = memchr::memchr(b'"', &bytes[start..])?;
+    std::str::from_utf8(&bytes[start..start + len]).ok().map(str::to_owned)
 }
 
 /// Cheap pre-filter: can this line be a prompt? (Every user line holds `"user"`.)
