@@ -23,6 +23,7 @@
 
 #![deny(missing_docs)]
 
+pub mod agent;
 pub mod ansi;
 pub mod arbiter;
 pub mod bar;

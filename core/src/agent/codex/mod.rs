@@ -1,0 +1,44 @@
+//! Codex CLI (`@openai/codex`, a static binary named `codex`): its screen
+//! and title rules ([`screen`]) and its rollout classifier ([`rollout`]).
+
+pub mod rollout;
+pub mod screen;
+
+/// True when a process's argv runs Codex CLI: the native binary, or its
+/// node launcher (`node …/bin/codex.js`).
+pub fn is_codex_argv(argv: &[String]) -> bool {
+    let program = |arg: &String| arg.rsplit('/').next().unwrap_or(arg).to_owned();
+    match argv.first().map(program).as_deref() {
+        Some("codex") => true,
+        Some("node" | "nodejs") => argv
+            .get(1)
+            .map(program)
+            .is_some_and(|p| p == "codex.js" || p == "codex"),
+        _ => false,
+    }
+}
+
+/// True when a command line zellij reports for a pane runs Codex CLI.
+pub fn is_codex_command(command: &str) -> bool {
+    let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+    is_codex_argv(&argv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_processes() {
+        let argv = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        assert!(is_codex_argv(&argv(
+            "/root/.cache/x/vendor/x86_64-unknown-linux-musl/bin/codex"
+        )));
+        assert!(is_codex_argv(&argv(
+            "node /usr/lib/node_modules/@openai/codex/bin/codex.js --yolo"
+        )));
+        assert!(!is_codex_argv(&argv("vim codex.md")));
+        assert!(is_codex_command("codex resume"));
+        assert!(!is_codex_command("claude"));
+    }
+}

@@ -1,0 +1,436 @@
+//! Codex CLI rollouts (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-…jsonl`):
+//! the authoritative source of a Codex turn.
+//!
+//! Lines are `{timestamp, type, payload}`. What decides, in `event_msg`
+//! lines: `task_started` (working), `task_complete` (done, its
+//! `last_agent_message` the answer; failed when it carries an `error`),
+//! `turn_aborted` (interrupted). `session_meta` names the session. Approvals
+//! are not written: a pending one looks like a running call (the screen or
+//! a hook says waiting). The incremental classifier is O(appended bytes); the
+//! cold path reads the first line (the session) and the last turn, found
+//! backwards from the end; both agree on every prefix.
+
+use crate::transcript::TranscriptVerdict;
+use crate::verdict::State;
+use serde::Deserialize;
+use serde_json::Value;
+use std::io::{self, Read, Seek, SeekFrom};
+
+/// A line longer than this is skipped (with a reason) instead of buffered.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+/// The cold path reads at most this much of the first line for the session id.
+const MAX_META_BYTES: u64 = 4 << 20;
+/// The cold path gives up looking for the turn start after this many bytes.
+const MAX_SCAN_BYTES: u64 = 64 << 20;
+const CHUNK: usize = 64 << 10;
+
+/// The turn-start marker the cold path looks for.
+const TASK_STARTED: &[u8] = b"\"task_started\"";
+
+#[derive(Deserialize)]
+struct Line {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    timestamp: Option<String>,
+    #[serde(default)]
+    payload: Value,
+}
+
+/// What one line means for the turn.
+#[derive(Debug, Clone, PartialEq)]
+enum Event {
+    Session(String),
+    Started,
+    Call(String),
+    CallOutput(String),
+    Complete {
+        answer: Option<String>,
+        error: Option<String>,
+    },
+    Aborted(String),
+    Other,
+}
+
+fn event_of(line: &Line) -> Event {
+    let text = |key: &str| line.payload.get(key).and_then(Value::as_str).map(str::to_owned);
+    let payload_type = text("type").unwrap_or_default();
+    match (line.kind.as_str(), payload_type.as_str()) {
+        ("session_meta", _) => text("id").map_or(Event::Other, Event::Session),
+        ("event_msg", "task_started") => Event::Started,
+        ("event_msg", "task_complete") => Event::Complete {
+            answer: text("last_agent_message"),
+            error: line.payload.get("error").filter(|e| !e.is_null()).map(error_text),
+        },
+        ("event_msg", "turn_aborted") => Event::Aborted(text("reason").unwrap_or_else(|| "interrupted".into())),
+        ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
+            text("call_id").map_or(Event::Other, Event::Call)
+        }
+        ("response_item", "function_call_output" | "custom_tool_call_output") => {
+            text("call_id").map_or(Event::Other, Event::CallOutput)
+        }
+        _ => Event::Other,
+    }
+}
+
+fn error_text(error: &Value) -> String {
+    error
+        .get("message")
+        .and_then(Value::as_str)
+        .map_or_else(|| error.to_string(), str::to_owned)
+}
+
+/// True for lines that can matter (a cheap filter before parsing).
+fn may_matter(bytes: &[u8]) -> bool {
+    const KEYS: [&[u8]; 3] = [b"\"event_msg\"", b"\"session_meta\"", b"call"];
+    KEYS.iter().any(|k| memchr::memmem::find(bytes, k).is_some())
+}
+
+/// Incremental classifier of one rollout.
+#[derive(Debug, Clone, Default)]
+pub struct RolloutClassifier {
+    partial: Vec<u8>,
+    skipping_long_line: bool,
+    offset: u64,
+    session_id: Option<String>,
+    started: bool,
+    state: Option<State>,
+    answer: Option<String>,
+    reason: String,
+    pending: Vec<String>,
+    decided_offset: Option<u64>,
+    decided_at: Option<String>,
+    invalid_lines: u64,
+}
+
+impl RolloutClassifier {
+    /// A classifier for a file read from its first byte.
+    pub fn new() -> Self {
+        RolloutClassifier::default()
+    }
+
+    /// A classifier that starts at `offset`, a line start.
+    pub fn starting_at(offset: u64) -> Self {
+        RolloutClassifier {
+            offset,
+            ..RolloutClassifier::default()
+        }
+    }
+
+    /// Bytes consumed so far as complete lines.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Feeds bytes appended to the file. Only complete lines count.
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        while let Some(newline) = memchr::memchr(b'\n', bytes) {
+            let (line, rest) = bytes.split_at(newline + 1);
+            self.finish_line(line);
+            bytes = rest;
+        }
+        if self.skipping_long_line {
+            return;
+        }
+        if self.partial.len() + bytes.len() > MAX_LINE_BYTES {
+            self.partial = Vec::new();
+            self.skipping_long_line = true;
+        } else {
+            self.partial.extend_from_slice(bytes);
+        }
+    }
+
+    fn finish_line(&mut self, tail: &[u8]) {
+        let end = self.offset + self.partial.len() as u64 + tail.len() as u64;
+        if std::mem::take(&mut self.skipping_long_line) {
+            self.invalid_lines += 1;
+        } else if self.partial.is_empty() {
+            self.apply(tail, end);
+        } else {
+            let mut line = std::mem::take(&mut self.partial);
+            line.extend_from_slice(tail);
+            self.apply(&line, end);
+        }
+        self.partial.clear();
+        self.offset = end;
+    }
+
+    /// Sets the session id (the cold path reads it from the first line).
+    pub fn set_session(&mut self, id: Option<String>) {
+        if id.is_some() {
+            self.session_id = id;
+        }
+    }
+
+    fn apply(&mut self, bytes: &[u8], end: u64) {
+        let trimmed = bytes.trim_ascii();
+        if trimmed.is_empty() || !may_matter(trimmed) {
+            return;
+        }
+        let Ok(line) = serde_json::from_slice::<Line>(trimmed) else {
+            self.invalid_lines += 1;
+            return;
+        };
+        let why = match event_of(&line) {
+            Event::Session(id) => {
+                self.session_id = Some(id);
+                return;
+            }
+            Event::Other => return,
+            Event::Call(id) => {
+                self.pending.push(id);
+                return;
+            }
+            Event::CallOutput(id) => {
+                self.pending.retain(|p| *p != id);
+                return;
+            }
+            Event::Started => {
+                self.started = true;
+                self.pending.clear();
+                self.answer = None;
+                self.state = Some(State::Working);
+                "task_started: a turn runs".to_owned()
+            }
+            Event::Complete { error: Some(error), .. } => {
+                self.state = Some(State::Failed);
+                self.answer = None;
+                format!("task_complete with an error: {error}")
+            }
+            Event::Complete { answer, .. } => {
+                self.state = Some(State::Done);
+                self.answer = answer;
+                "task_complete: the turn is done".to_owned()
+            }
+            Event::Aborted(reason) => {
+                self.state = Some(State::Interrupted);
+                self.answer = None;
+                format!("turn_aborted ({reason})")
+            }
+        };
+        self.reason = why;
+        self.decided_offset = Some(end);
+        self.decided_at = line.timestamp;
+    }
+
+    /// The verdict after everything fed so far.
+    pub fn verdict(&self) -> TranscriptVerdict {
+        let (state, reason) = match self.state {
+            Some(state) => (
+                state,
+                format!("{} (bytes ..{})", self.reason, self.decided_offset.unwrap_or(0)),
+            ),
+            None => (State::Unknown, "no turn yet".to_owned()),
+        };
+        TranscriptVerdict {
+            state,
+            reason,
+            session_id: self.session_id.clone(),
+            since: self.decided_at.clone(),
+            answer: self.answer.clone(),
+            candidate: None,
+            line: None,
+            offset: self.decided_offset,
+            pending_tools: if state == State::Working { self.pending.len() } else { 0 },
+            background_agents: 0,
+            invalid_lines: self.invalid_lines,
+        }
+    }
+}
+
+/// Classifies a rollout cold: the session from its first line, the turn
+/// from the last `task_started` (found backwards from the end).
+pub fn classify_rollout_tail<R: Read + Seek>(file: &mut R) -> io::Result<RolloutClassifier> {
+    let len = file.seek(SeekFrom::End(0))?;
+    let start = last_turn_start(file, len)?;
+    let mut classifier = RolloutClassifier::starting_at(start);
+    if start > 0 {
+        classifier.set_session(first_line_session(file)?);
+    }
+    file.seek(SeekFrom::Start(start))?;
+    let mut chunk = vec![0u8; CHUNK];
+    loop {
+        let n = file.read(&mut chunk)?;
+        if n == 0 {
+            break;
+        }
+        classifier.feed(&chunk[..n]);
+    }
+    Ok(classifier)
+}
+
+/// The session id of the first line, when it is a readable `session_meta`.
+fn first_line_session<R: Read + Seek>(file: &mut R) -> io::Result<Option<String>> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut first = Vec::new();
+    file.take(MAX_META_BYTES).read_to_end(&mut first)?;
+    let Some(newline) = memchr::memchr(b'\n', &first) else {
+        return Ok(None);
+    };
+    let mut probe = RolloutClassifier::new();
+    probe.feed(&first[..=newline]);
+    Ok(probe.session_id)
+}
+
+/// The start of the last line that is a `task_started` event (0 when there
+/// is none within `MAX_SCAN_BYTES` of the end).
+fn last_turn_start<R: Read + Seek>(file: &mut R, len: u64) -> io::Result<u64> {
+    let mut end = len;
+    // Bytes from `end` onwards already searched, kept while a line spans chunks.
+    let mut carry: Vec<u8> = Vec::new();
+    while end > 0 && len - end < MAX_SCAN_BYTES {
+        let start = end.saturating_sub(CHUNK as u64);
+        let mut buf = vec![0u8; (end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut buf)?;
+        buf.extend_from_slice(&carry);
+        // Whole lines only: keep the first (maybe partial) line for the next round.
+        let first_newline = if start == 0 {
+            Some(0)
+        } else {
+            memchr::memchr(b'\n', &buf).map(|i| i + 1)
+        };
+        let Some(cut) = first_newline else {
+            carry = buf;
+            end = start;
+            continue;
+        };
+        let lines = &buf[cut..];
+        if let Some(at) = last_started_line(lines) {
+            return Ok(start + (cut + at) as u64);
+        }
+        carry = buf[..cut].to_vec();
+        end = start;
+    }
+    Ok(0)
+}
+
+/// Offset (within `lines`) of the last line that is a `task_started` event.
+fn last_started_line(lines: &[u8]) -> Option<usize> {
+    let mut search_end = lines.len();
+    while let Some(hit) = memchr::memmem::rfind(&lines[..search_end], TASK_STARTED) {
+        let line_start = memchr::memrchr(b'\n', &lines[..hit]).map_or(0, |i| i + 1);
+        let line_end = memchr::memchr(b'\n', &lines[hit..]).map_or(lines.len(), |i| hit + i);
+        let parsed = serde_json::from_slice::<Line>(lines[line_start..line_end].trim_ascii());
+        if parsed.is_ok_and(|l| event_of(&l) == Event::Started) {
+            return Some(line_start);
+        }
+        search_end = line_start;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    const FIXTURE: &[u8] = include_bytes!("../../../../tests/fixtures/codex/rollouts/eight-turns.jsonl");
+
+    /// (1-based line, state) after each deciding line of the fixture.
+    const TRUTH: &[(usize, State)] = &[
+        (2, State::Working),
+        (21, State::Done),
+        (23, State::Working),
+        (38, State::Done),
+        (40, State::Working),
+        (51, State::Interrupted),
+        (53, State::Working),
+        (57, State::Failed),
+        (60, State::Working),
+        (68, State::Done),
+        (70, State::Working),
+        (85, State::Done),
+        (87, State::Working),
+        (102, State::Done),
+        (104, State::Working),
+        (115, State::Interrupted),
+    ];
+
+    fn lines() -> Vec<&'static [u8]> {
+        FIXTURE.split_inclusive(|b| *b == b'\n').collect()
+    }
+
+    fn expected_at(line: usize) -> State {
+        TRUTH
+            .iter()
+            .rev()
+            .find(|(l, _)| *l <= line)
+            .map_or(State::Unknown, |(_, s)| *s)
+    }
+
+    #[test]
+    fn every_prefix_of_a_real_rollout_has_the_hand_checked_state() {
+        let mut c = RolloutClassifier::new();
+        for (i, line) in lines().iter().enumerate() {
+            c.feed(line);
+            let v = c.verdict();
+            assert_eq!(v.state, expected_at(i + 1), "after line {}: {}", i + 1, v.reason);
+            assert_eq!(v.session_id.as_deref(), Some("01a23d04-bef8-7891-bce6-aa131a0da52d"));
+        }
+        let v = c.verdict();
+        assert_eq!(v.invalid_lines, 0);
+    }
+
+    #[test]
+    fn answers_and_errors_come_from_task_complete() {
+        let upto = |n: usize| {
+            let mut c = RolloutClassifier::new();
+            lines()[..n].iter().for_each(|l| c.feed(l));
+            c.verdict()
+        };
+        assert_eq!(upto(21).answer.as_deref(), Some("Done: slept 3s."));
+        assert_eq!(
+            upto(38).answer.as_deref(),
+            Some("Done: created the file, as you approved.")
+        );
+        let failed = upto(57);
+        assert!(failed.reason.contains("high demand"), "{}", failed.reason);
+        assert_eq!(failed.answer, None);
+        assert_eq!(upto(14).pending_tools, 1, "the shell call runs");
+        assert_eq!(upto(15).pending_tools, 0, "its output came back");
+        assert_ne!(upto(21).offset, upto(38).offset, "each turn's end is new evidence");
+    }
+
+    #[test]
+    fn the_cold_path_agrees_with_the_incremental_one_on_every_prefix() {
+        let mut incremental = RolloutClassifier::new();
+        let mut prefix = Vec::new();
+        for line in lines() {
+            // Mid-line cuts too: the half-written line must not count.
+            for cut in [line.len() / 2, line.len()] {
+                let mut bytes = prefix.clone();
+                bytes.extend_from_slice(&line[..cut]);
+                let cold = classify_rollout_tail(&mut Cursor::new(&bytes)).unwrap().verdict();
+                let mut inc = incremental.clone();
+                inc.feed(&line[..cut]);
+                let hot = inc.verdict();
+                assert_eq!(
+                    (cold.state, &cold.answer, &cold.session_id, cold.offset),
+                    (hot.state, &hot.answer, &hot.session_id, hot.offset),
+                    "prefix of {} bytes",
+                    bytes.len()
+                );
+            }
+            incremental.feed(line);
+            prefix.extend_from_slice(line);
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_counted_not_fatal() {
+        let mut c = RolloutClassifier::new();
+        c.feed(b"{\"type\":\"event_msg\",\"payload\":{\"type\":\"task_started\"}}\n");
+        c.feed(b"{\"type\":\"event_msg\", broken\n\xff\xfe\n");
+        let v = c.verdict();
+        assert_eq!((v.state, v.invalid_lines), (State::Working, 1));
+        c.feed(b"{\"type\":\"event_msg\",\"payload\":{\"type\":\"task_complete\",\"last_agent_message\":\"ok\"}}");
+        assert_eq!(
+            c.verdict().state,
+            State::Working,
+            "a half-written last line waits for its newline"
+        );
+        c.feed(b"\n");
+        assert_eq!(c.verdict().answer.as_deref(), Some("ok"));
+    }
+}

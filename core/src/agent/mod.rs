@@ -1,0 +1,113 @@
+//! The agent model: one place per agent kind. A kind knows how to recognise
+//! its process, read its screen and title, and classify its transcript;
+//! everything downstream (verdicts, the arbiter, routing, the bar) is the
+//! same for every kind. Claude Code's rules live in [`crate::screen`] and
+//! [`crate::transcript`]; Codex CLI's in [`codex`].
+
+pub mod codex;
+
+use crate::screen::{self, ScreenVerdict};
+use crate::transcript::{Classifier, TranscriptVerdict};
+use serde::{Deserialize, Serialize};
+
+/// The coding agents turnstile understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentKind {
+    /// Anthropic's Claude Code.
+    #[default]
+    Claude,
+    /// OpenAI's Codex CLI.
+    Codex,
+}
+
+impl AgentKind {
+    /// Every kind.
+    pub const ALL: [AgentKind; 2] = [AgentKind::Claude, AgentKind::Codex];
+
+    /// The kind a process's argv runs (`None`: not an agent).
+    pub fn of_argv(argv: &[String]) -> Option<AgentKind> {
+        if codex::is_codex_argv(argv) {
+            Some(AgentKind::Codex)
+        } else if crate::panes::is_agent_argv(argv) {
+            Some(AgentKind::Claude)
+        } else {
+            None
+        }
+    }
+
+    /// The kind a pane's command (as zellij reports it) runs.
+    pub fn of_command(command: &str) -> Option<AgentKind> {
+        if codex::is_codex_command(command) {
+            Some(AgentKind::Codex)
+        } else if crate::panes::is_agent_command(command) {
+            Some(AgentKind::Claude)
+        } else {
+            None
+        }
+    }
+
+    /// Its name in JSON and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::Claude => "claude",
+            AgentKind::Codex => "codex",
+        }
+    }
+
+    /// Its short tag in the bar.
+    pub fn tag(self) -> &'static str {
+        match self {
+            AgentKind::Claude => "cc",
+            AgentKind::Codex => "cx",
+        }
+    }
+
+    /// Parses [`AgentKind::name`].
+    pub fn parse(name: &str) -> Option<AgentKind> {
+        AgentKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Classifies the pane's screen (rows) and terminal title.
+    pub fn classify_screen<'a, S: AsRef<str>>(self, rows: &'a [S], title: &str) -> ScreenVerdict<'a> {
+        match self {
+            AgentKind::Claude => screen::classify(rows),
+            AgentKind::Codex => codex::screen::classify(rows, title),
+        }
+    }
+
+    /// A fresh incremental classifier of this kind's transcript.
+    pub fn transcript_classifier(self) -> TranscriptClassifier {
+        match self {
+            AgentKind::Claude => TranscriptClassifier::Claude(Box::default()),
+            AgentKind::Codex => TranscriptClassifier::Codex(Box::default()),
+        }
+    }
+}
+
+/// An incremental transcript classifier of some kind.
+#[derive(Debug, Clone)]
+pub enum TranscriptClassifier {
+    /// A Claude Code JSONL transcript.
+    Claude(Box<Classifier>),
+    /// A Codex rollout.
+    Codex(Box<codex::rollout::RolloutClassifier>),
+}
+
+impl TranscriptClassifier {
+    /// Feeds bytes appended to the file.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        match self {
+            TranscriptClassifier::Claude(c) => c.feed(bytes),
+            TranscriptClassifier::Codex(c) => c.feed(bytes),
+        }
+    }
+
+    /// The verdict after everything fed so far.
+    pub fn verdict(&self) -> TranscriptVerdict {
+        match self {
+            TranscriptClassifier::Claude(c) => c.verdict(),
+            TranscriptClassifier::Codex(c) => c.verdict(),
+        }
+    }
+}
