@@ -7,6 +7,7 @@
 //! click can be mapped back to its pane. When the row is too narrow, names
 //! go first, then durations, then segments are cut with `…`.
 
+use crate::agent::AgentKind;
 use crate::verdict::{Millis, State};
 
 /// A terminal colour.
@@ -66,6 +67,8 @@ pub struct Segment {
     pub since: Millis,
     /// Finished while unfocused, not seen since.
     pub unseen: bool,
+    /// The agent that runs there.
+    pub kind: AgentKind,
 }
 
 /// A rendered bar.
@@ -96,12 +99,17 @@ enum Detail {
 
 /// Renders the bar for `cols` columns. `message` (config errors, routing
 /// feedback) is shown after the segments when it fits, before them if not.
+///
+/// When agents of more than one kind are on the bar, each segment names its
+/// kind (`cc`, `cx`) after the pane name.
 pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette, message: Option<&str>) -> Rendered {
+    let tags = segments.iter().any(|s| s.kind != segments[0].kind);
     let detail = [Detail::Full, Detail::NoName, Detail::Minimal]
         .into_iter()
-        .find(|d| plain_width(segments, now, *d, message) <= cols)
+        .find(|d| plain_width(segments, now, *d, tags, message) <= cols)
         .unwrap_or(Detail::Minimal);
     let mut out = Painter::new(cols, palette);
+    out.tags = tags;
     if segments.is_empty() && message.is_none() {
         out.text("turnstile: no agent panes yet", palette.muted);
     }
@@ -125,10 +133,10 @@ pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette,
     out.finish()
 }
 
-fn plain_width(segments: &[Segment], now: Millis, detail: Detail, message: Option<&str>) -> usize {
+fn plain_width(segments: &[Segment], now: Millis, detail: Detail, tags: bool, message: Option<&str>) -> usize {
     let parts: usize = segments
         .iter()
-        .map(|s| label(s, now, detail).chars().count() + if s.unseen { 2 } else { 0 })
+        .map(|s| label(s, now, detail, tags).chars().count() + if s.unseen { 2 } else { 0 })
         .sum();
     let seps = segments.len().saturating_sub(1) * SEPARATOR.chars().count();
     let msg = message.map_or(0, |m| m.chars().count() + SEPARATOR.chars().count());
@@ -149,11 +157,15 @@ fn icon(state: State, confirmed: bool) -> &'static str {
     }
 }
 
-fn label(seg: &Segment, now: Millis, detail: Detail) -> String {
+fn label(seg: &Segment, now: Millis, detail: Detail, tags: bool) -> String {
     let mut text = format!("{} {}", icon(seg.state, seg.confirmed), seg.pane);
     if detail == Detail::Full && !seg.name.is_empty() {
         text.push(' ');
         text.push_str(&seg.name);
+    }
+    if tags && detail < Detail::Minimal {
+        text.push(' ');
+        text.push_str(seg.kind.tag());
     }
     if detail < Detail::Minimal {
         text.push(' ');
@@ -183,6 +195,8 @@ struct Painter<'p> {
     cols: usize,
     palette: &'p Palette,
     hits: Vec<(usize, usize, u32)>,
+    /// Segments name their agent's kind.
+    tags: bool,
 }
 
 impl<'p> Painter<'p> {
@@ -195,6 +209,7 @@ impl<'p> Painter<'p> {
             cols,
             palette,
             hits: Vec::new(),
+            tags: false,
         }
     }
 
@@ -204,11 +219,11 @@ impl<'p> Painter<'p> {
             // Unseen: the state colour becomes the background, bold.
             self.line
                 .push_str(&format!("\x1b[1m{}{}", sgr_bg(color), sgr_fg(self.palette.background)));
-            self.raw(&format!(" {} ", label(seg, now, detail)));
+            self.raw(&format!(" {} ", label(seg, now, detail, self.tags)));
             self.line
                 .push_str(&format!("\x1b[22m{}", sgr_bg(self.palette.background)));
         } else {
-            self.text(&label(seg, now, detail), color);
+            self.text(&label(seg, now, detail, self.tags), color);
         }
     }
 
@@ -280,6 +295,7 @@ mod tests {
             confirmed,
             since,
             unseen,
+            kind: AgentKind::Claude,
         }
     }
 
@@ -298,6 +314,16 @@ mod tests {
         let r = render(&sample(), 41_000, 120, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 api working 41s │  ✓ 3 docs done  │ ✗ 4 tests failed │ ? 5 review waiting 11s │ ✓? 6 guess done");
         insta::assert_debug_snapshot!(r.line);
+    }
+
+    #[test]
+    fn mixed_kinds_name_their_kind() {
+        let mut segments = sample();
+        segments[1].kind = AgentKind::Codex;
+        let r = render(&segments[..2], 41_000, 120, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 api cc working 41s │  ✓ 3 docs cx done");
+        let r = render(&segments[..2], 41_000, 12, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 │  ✓ 3");
     }
 
     #[test]

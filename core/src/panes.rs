@@ -8,6 +8,7 @@
 //! it. Panes that close disappear; a pane that finished while unfocused stays
 //! *unseen* until it is focused.
 
+use crate::agent::AgentKind;
 use crate::arbiter::{Edge, PaneArbiter};
 use crate::config::Watch;
 use crate::protocol::{PaneReport, PaneSummary};
@@ -52,6 +53,8 @@ pub struct Pane {
     pub unseen: bool,
     /// The final answer of the last confirmed turn.
     pub answer: Option<String>,
+    /// The agent that runs there (Claude Code until something says otherwise).
+    pub kind: AgentKind,
     arbiter: PaneArbiter,
     screen_state: Option<State>,
 }
@@ -63,6 +66,7 @@ impl Pane {
             agent: None,
             unseen: false,
             answer: None,
+            kind: AgentKind::default(),
             arbiter: PaneArbiter::new(),
             screen_state: None,
         }
@@ -161,9 +165,10 @@ impl PaneTable {
         let mut changed = self.panes.len() != before;
         for meta in metas {
             let pane = self.panes.entry(meta.id).or_insert_with(|| Pane::new(meta.clone()));
-            if meta.command.as_deref().is_some_and(is_agent_command) && pane.agent.is_none() {
-                pane.agent = Some(AgentEvidence::Command);
-                changed = true;
+            if let Some(kind) = meta.command.as_deref().and_then(AgentKind::of_command) {
+                changed |= pane.agent.is_none() || pane.kind != kind;
+                pane.agent.get_or_insert(AgentEvidence::Command);
+                pane.kind = kind;
             }
             if meta.focused && pane.unseen {
                 pane.unseen = false;
@@ -230,8 +235,9 @@ impl PaneTable {
     /// Records what the host (or a pushed `verdict` pipe) knows about a pane.
     pub fn observe_report(&mut self, report: PaneReport) -> Option<Edge> {
         let pane = self.panes.get_mut(&report.pane)?;
-        if report.agent.is_some() {
+        if let Some(agent) = &report.agent {
             pane.agent = Some(AgentEvidence::Host);
+            pane.kind = agent.kind;
         } else if pane.agent == Some(AgentEvidence::Host) && report.verdicts.is_empty() {
             // The agent process exited; the pane stays open.
             pane.agent = None;
@@ -302,6 +308,7 @@ impl PaneTable {
                     since: fused.since,
                     unseen: p.unseen,
                     reason: fused.reason.clone(),
+                    kind: p.kind,
                 }
             })
             .collect()

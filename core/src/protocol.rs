@@ -6,6 +6,7 @@
 //!   pipe message a native process pushes to the plugin;
 //! - [`PaneSummary`]: one row of the `state` pipe's answer.
 
+use crate::agent::AgentKind;
 use crate::verdict::{Millis, Source, State, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +29,9 @@ pub const PIPE_ROUTE: &str = "route";
 pub struct AgentBinding {
     /// Process id of the agent (0 when unknown, e.g. in a hook's report).
     pub pid: u32,
+    /// Which agent it is.
+    #[serde(default)]
+    pub kind: AgentKind,
     /// Its working directory.
     #[serde(default)]
     pub cwd: Option<String>,
@@ -100,6 +104,9 @@ pub struct PaneSummary {
     pub since: Millis,
     /// The pane finished while it was not focused and has not been seen since.
     pub unseen: bool,
+    /// The agent that runs there.
+    #[serde(default)]
+    pub kind: AgentKind,
     /// Why, for people.
     pub reason: String,
 }

@@ -214,3 +214,80 @@ fn install_hooks_refuses_a_file_it_cannot_parse_and_dry_run_writes_nothing() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("turnstile hook"));
     assert!(!settings.exists());
 }
+
+fn codex_hook(dir: &Path, name: &str) -> Output {
+    let payload = std::fs::read(format!("{FIXTURES}/../codex/hooks/{name}.json")).unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["hook", "--agent", "codex"])
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("TURNSTILE_ZELLIJ", fake_zellij(dir))
+        .env("ZELLIJ_PANE_ID", "3")
+        .env("ZELLIJ_SESSION_NAME", "sess")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(&payload).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn codex_stop_hook_pushes_a_codex_done_with_its_answer_and_binds_the_rollout() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = codex_hook(dir.path(), "Stop");
+    assert!(out.status.success() && out.stdout.is_empty());
+    let calls = calls(dir.path());
+    let payload: serde_json::Value = serde_json::from_str(calls.lines().last().unwrap()).unwrap();
+    assert_eq!(payload["verdicts"][0]["state"], "done");
+    assert_eq!(payload["agent"]["kind"], "codex");
+    assert_eq!(payload["answer"], "hi");
+    let record = std::fs::read_to_string(dir.path().join("state/turnstile/bindings/sess/3.json")).unwrap();
+    assert!(record.contains("rollout-2026-12-03T17-52-30"), "{record}");
+}
+
+#[test]
+fn codex_prompt_hook_says_working() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(codex_hook(dir.path(), "UserPromptSubmit").status.success());
+    let calls = calls(dir.path());
+    let payload: serde_json::Value = serde_json::from_str(calls.lines().last().unwrap()).unwrap();
+    assert_eq!(payload["verdicts"][0]["state"], "working");
+}
+
+#[test]
+fn install_hooks_for_codex_merges_into_its_hooks_json() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join(".codex/hooks.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mine = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}"#;
+    std::fs::write(&file, mine).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .env("HOME", home.path())
+            .env_remove("CODEX_HOME")
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["install-hooks", "--agent", "codex"]).status.success());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), 2, "the user's hook stays");
+    for event in ["SessionStart", "UserPromptSubmit", "Stop", "PermissionRequest"] {
+        assert!(v["hooks"][event].to_string().contains("hook --agent codex"), "{event}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(file.with_extension("json.turnstile-backup")).unwrap(),
+        mine
+    );
+    let again = run(&["install-hooks", "--agent", "codex"]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already"));
+    assert!(run(&["uninstall-hooks", "--agent", "codex"]).status.success());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(v, serde_json::from_str::<serde_json::Value>(mine).unwrap());
+    std::fs::write(&file, "{ not json").unwrap();
+    let refused = run(&["install-hooks", "--agent", "codex"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("not valid JSON"));
+    assert!(!run(&["install-hooks", "--agent", "codex", "--project"])
+        .status
+        .success());
+}

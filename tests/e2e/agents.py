@@ -72,3 +72,37 @@ def prepare_home(home, work, hooks):
 def ready(screen):
     """Claude Code drew its input box and footer (2.1.39 and the native release)."""
     return any(s in screen for s in ("shift+tab to cycle", "? for shortcuts", "permissions on"))
+
+
+def codex_command():
+    """argv that starts the pinned Codex CLI (installed and cached on first use)."""
+    path = os.environ.get("TURNSTILE_CODEX") or subprocess.check_output(
+        [os.path.join(ROOT, "scripts", "ensure-codex")], text=True).strip()
+    return [path]
+
+
+def codex_argv(hooks=True):
+    """A pane command: Codex CLI with a clean terminal environment (its home
+    is the sandbox's `~/.codex`, prepared by `prepare_codex_home`)."""
+    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "TERM_PROGRAM="]
+    return env + codex_command() + (["--dangerously-bypass-hook-trust"] if hooks else [])
+
+
+def prepare_codex_home(home, work, api, hooks):
+    """Codex's config in a sandbox HOME: the fake provider, the work folder
+    trusted (no trust prompt), no retries; our hooks if asked."""
+    codex_home = os.path.join(home, ".codex")
+    os.makedirs(codex_home, exist_ok=True)
+    with open(os.path.join(codex_home, "config.toml"), "w") as f:
+        f.write(f'model = "gpt-5.1-codex"\nmodel_provider = "fake"\n\n'
+                f'[model_providers.fake]\nname = "fake"\nbase_url = "{api.url}"\nwire_api = "responses"\n'
+                f'request_max_retries = 0\nstream_max_retries = 0\n\n'
+                f'[projects."{work}"]\ntrust_level = "trusted"\n')
+    if hooks:
+        subprocess.run([turnstile_bin(), "install-hooks", "--agent", "codex"], env={**os.environ, "HOME": home},
+                       check=True, capture_output=True)
+
+
+def codex_ready(screen):
+    """Codex drew its composer."""
+    return "Ask Codex to do anything" in screen or "for shortcuts" in screen

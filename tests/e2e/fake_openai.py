@@ -85,6 +85,7 @@ class FakeOpenAI:
         self.counter = 0
         self.lock = threading.Lock()
         self.answers = []
+        self.prompts = []  # (time, prompt) of every main-conversation request
         self.server = QuietServer(("127.0.0.1", 0), self._handler())
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -107,6 +108,11 @@ class FakeOpenAI:
     def log_answer(self, prompt, text, stop):
         with self.lock:
             self.answers.append({"t": time.time(), "prompt": prompt, "text": text, "stop": stop})
+
+    def prompt_count(self, prompt):
+        """How many main-conversation requests had `prompt` as their turn's prompt."""
+        with self.lock:
+            return sum(1 for _, p in self.prompts if p == prompt)
 
     def finished(self, prompt):
         """Answers that ended a turn of `prompt` (a final text or a failure)."""
@@ -140,6 +146,8 @@ class FakeOpenAI:
                 with api.lock:
                     with open(api.record_path, "a") as f:
                         f.write(json.dumps({"t": time.time(), "path": self.path, "body": body}) + "\n")
+                    if body.get("tools"):
+                        api.prompts.append((time.time(), current_prompt(body)))
                 if not self.path.rstrip("/").endswith("/responses"):
                     return self.send_json(200, {})
                 self.answer(body)

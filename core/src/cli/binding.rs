@@ -17,6 +17,7 @@
 //!    only, which is never routed on), rather than a neighbour's.
 
 use super::discovery::AgentProcess;
+use super::home::{project_folder_name, AgentHome, CodexHome};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
@@ -138,8 +139,12 @@ pub fn bind_all(session: &str, agents: &BTreeMap<u32, AgentProcess>) -> BTreeMap
     let claims: Vec<Claim> = agents.values().map(|a| claim(session, a)).collect();
     claims
         .iter()
-        .map(|c| {
-            let files = c.folder.as_deref().map(candidates).unwrap_or_default();
+        .zip(agents.values())
+        .map(|(c, agent)| {
+            let files = match c.exact {
+                Some(_) => Vec::new(),
+                None => candidates_of(agent),
+            };
             (c.pane, decide(c, &claims, &files))
         })
         .collect()
@@ -159,8 +164,7 @@ pub fn bind_one(session: &str, pane: u32, agents: &BTreeMap<u32, AgentProcess>) 
     let Some(me) = claims.iter().find(|c| c.pane == pane) else {
         return Binding::Unbound;
     };
-    let files = me.folder.as_deref().map(candidates).unwrap_or_default();
-    decide(me, &claims, &files)
+    decide(me, &claims, &candidates_of(agent))
 }
 
 /// The decision, from facts alone.
@@ -191,6 +195,9 @@ pub fn decide(me: &Claim, all: &[Claim], files: &[Candidate]) -> Binding {
 
 /// What the agent's own session says about its transcript.
 pub fn claim(session: &str, agent: &AgentProcess) -> Claim {
+    if let AgentHome::Codex(home) = &agent.home {
+        return codex_claim(session, agent, home);
+    }
     let folder = agent.project_folder();
     let session_id = agent.status().and_then(|s| s.session_id);
     let by_session = folder
@@ -212,6 +219,47 @@ pub fn claim(session: &str, agent: &AgentProcess) -> Claim {
         started: exact.is_none().then(|| process_start_ms(agent.pid)).flatten(),
         exact,
     }
+}
+
+/// A Codex agent's claim: a hook's record names its rollout; otherwise its
+/// neighbours are the Codex agents of the same folder (the group key is a
+/// name, not a real folder: rollouts are filed by day).
+fn codex_claim(session: &str, agent: &AgentProcess, home: &CodexHome) -> Claim {
+    let exact = HookRecord::read(session, agent.pane).map(|r| r.transcript_path);
+    Claim {
+        pane: agent.pane,
+        folder: agent
+            .cwd
+            .as_deref()
+            .map(|cwd| home.sessions().join(project_folder_name(cwd))),
+        started: exact.is_none().then(|| process_start_ms(agent.pid)).flatten(),
+        exact,
+    }
+}
+
+/// The transcripts that could be the agent's: its project folder's (Claude
+/// Code), the rollouts of the recent days started in its folder (Codex).
+fn candidates_of(agent: &AgentProcess) -> Vec<Candidate> {
+    match (&agent.home, &agent.cwd) {
+        (AgentHome::Claude(_), _) => agent.project_folder().as_deref().map(candidates).unwrap_or_default(),
+        (AgentHome::Codex(home), Some(cwd)) => home
+            .day_folders(super::clock::now_ms())
+            .iter()
+            .flat_map(|day| candidates(day))
+            .filter(|c| rollout_cwd(&c.path).as_deref() == Some(cwd.as_path()))
+            .collect(),
+        (AgentHome::Codex(_), None) => Vec::new(),
+    }
+}
+
+/// The working directory a rollout's first line (`session_meta`) names.
+fn rollout_cwd(path: &Path) -> Option<PathBuf> {
+    use std::io::{BufRead, BufReader, Read};
+    let file = fs::File::open(path).ok()?;
+    let mut first = Vec::new();
+    BufReader::new(file.take(4 << 20)).read_until(b'\n', &mut first).ok()?;
+    let line: serde_json::Value = serde_json::from_slice(&first).ok()?;
+    line.pointer("/payload/cwd")?.as_str().map(PathBuf::from)
 }
 
 /// The transcripts of a project folder.

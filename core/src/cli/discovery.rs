@@ -1,12 +1,12 @@
 //! Agent discovery through /proc: for one zellij session, the agent process
 //! of each pane (its environment holds `ZELLIJ_PANE_ID` and
-//! `ZELLIJ_SESSION_NAME`), with its working directory and Claude home.
+//! `ZELLIJ_SESSION_NAME`), with its kind, working directory and home.
 
-use super::home::ClaudeHome;
+use super::home::{AgentHome, ClaudeHome, CodexHome};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use turnstile_core::panes;
+use turnstile_core::agent::AgentKind;
 use turnstile_core::protocol::AgentBinding;
 use turnstile_core::session::SessionStatus;
 
@@ -19,24 +19,47 @@ pub struct AgentProcess {
     pub pane: u32,
     /// Its working directory.
     pub cwd: Option<PathBuf>,
-    /// Its Claude home (`~/.claude`, `$CLAUDE_CONFIG_DIR`, a demo home).
-    pub home: ClaudeHome,
+    /// Which agent it is.
+    pub kind: AgentKind,
+    /// Its home (`~/.claude`, `$CLAUDE_CONFIG_DIR`, a demo home; `~/.codex`).
+    pub home: AgentHome,
 }
 
 impl AgentProcess {
-    /// Its session status file.
-    pub fn status_file(&self) -> PathBuf {
-        self.home.status_file(self.pid)
+    /// Its session status file (Claude Code writes one per process).
+    pub fn status_file(&self) -> Option<PathBuf> {
+        match &self.home {
+            AgentHome::Claude(home) => Some(home.status_file(self.pid)),
+            AgentHome::Codex(_) => None,
+        }
     }
 
-    /// The transcripts' folder of its project.
+    /// The transcripts' folder of its project (Claude Code).
     pub fn project_folder(&self) -> Option<PathBuf> {
-        self.cwd.as_deref().map(|cwd| self.home.project(cwd))
+        match &self.home {
+            AgentHome::Claude(home) => self.cwd.as_deref().map(|cwd| home.project(cwd)),
+            AgentHome::Codex(_) => None,
+        }
+    }
+
+    /// Where its status file and transcripts appear (the watcher watches
+    /// them, or their nearest existing ancestor): for Claude Code the status
+    /// files, the projects and its project's folder; for Codex the rollouts'
+    /// day folders around `now`.
+    pub fn transcript_folders(&self, now: u64) -> Vec<PathBuf> {
+        match &self.home {
+            AgentHome::Claude(home) => {
+                let mut dirs = vec![home.sessions(), home.projects()];
+                dirs.extend(self.project_folder());
+                dirs
+            }
+            AgentHome::Codex(home) => home.day_folders(now),
+        }
     }
 
     /// Its session status, when the file exists and parses.
     pub fn status(&self) -> Option<SessionStatus> {
-        fs::read(self.status_file())
+        fs::read(self.status_file()?)
             .ok()
             .and_then(|b| SessionStatus::parse(&b).ok())
     }
@@ -45,6 +68,7 @@ impl AgentProcess {
     pub fn binding(&self, session_id: Option<String>, transcript: Option<&Path>) -> AgentBinding {
         AgentBinding {
             pid: self.pid,
+            kind: self.kind,
             cwd: self.cwd.as_ref().map(|c| c.display().to_string()),
             session_id,
             transcript: transcript.map(|t| t.display().to_string()),
@@ -75,9 +99,7 @@ pub fn find_agents(session: &str) -> BTreeMap<u32, AgentProcess> {
 fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
     let proc_dir = PathBuf::from(format!("/proc/{pid}"));
     let argv = split_nul(&fs::read(proc_dir.join("cmdline")).ok()?);
-    if !panes::is_agent_argv(&argv) {
-        return None;
-    }
+    let kind = AgentKind::of_argv(&argv)?;
     let env: BTreeMap<String, String> = split_nul(&fs::read(proc_dir.join("environ")).ok()?)
         .into_iter()
         .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())))
@@ -86,14 +108,17 @@ fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
         return None;
     }
     let pane = env.get("ZELLIJ_PANE_ID")?.trim().parse().ok()?;
-    let home = match simulated_home(&argv, &env) {
-        Some(home) => home,
-        None => ClaudeHome::from_env(|name| env.get(name).cloned())?,
+    let var = |name: &str| env.get(name).cloned();
+    let home = match (kind, simulated_home(&argv, &env)) {
+        (AgentKind::Codex, _) => AgentHome::Codex(CodexHome::from_env(var)?),
+        (AgentKind::Claude, Some(home)) => AgentHome::Claude(home),
+        (AgentKind::Claude, None) => AgentHome::Claude(ClaudeHome::from_env(var)?),
     };
     Some(AgentProcess {
         pid,
         pane,
         cwd: fs::read_link(proc_dir.join("cwd")).ok(),
+        kind,
         home,
     })
 }

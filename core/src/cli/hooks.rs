@@ -9,7 +9,7 @@
 
 use super::binding::HookRecord;
 use super::clock::now_ms;
-use super::home::ClaudeHome;
+use super::home::{ClaudeHome, CodexHome};
 use super::report::classify_file;
 use super::{push, spool};
 use anyhow::{bail, Context, Result};
@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use std::fs;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
+use turnstile_core::agent::AgentKind;
 use turnstile_core::hook::HookEvent;
 use turnstile_core::protocol::{AgentBinding, PaneReport};
 use turnstile_core::Millis;
@@ -40,12 +41,17 @@ pub const RECENT_EVENTS: &[&str] = &["StopFailure"];
 /// Largest hook payload read from stdin.
 const MAX_PAYLOAD: u64 = 8 << 20;
 
-/// Runs the hook; every failure is swallowed (the agent must not notice).
-pub fn run_hook() {
-    let _ = hook_inner();
+/// The hook events installed for Codex CLI (its hooks are shaped like
+/// Claude Code's; an interrupt or a failed turn fires none of them).
+pub const CODEX_EVENTS: &[&str] = &["SessionStart", "UserPromptSubmit", "Stop", "PermissionRequest"];
+
+/// Runs the hook of an agent of `kind`; every failure is swallowed (the
+/// agent must not notice).
+pub fn run_hook(kind: AgentKind) {
+    let _ = hook_inner(kind);
 }
 
-fn hook_inner() -> Option<()> {
+fn hook_inner(kind: AgentKind) -> Option<()> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
         return None;
@@ -57,7 +63,7 @@ fn hook_inner() -> Option<()> {
     let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
     let now = now_ms();
     HookRecord::record(&session, pane, &event, now);
-    let report = hook_report(pane, &event, now)?;
+    let report = hook_report(pane, &event, now, kind)?;
     if !spool::hand_over(&session, &report) {
         push::push_to_plugin(&session, &report);
     }
@@ -67,12 +73,17 @@ fn hook_inner() -> Option<()> {
 /// The verdict report a hook event pushes. A `Stop` is checked against the
 /// transcript as it is now ([`HookEvent::verdict_given`]) and carries the
 /// answer (from the payload, else from the transcript).
-pub fn hook_report(pane: u32, event: &HookEvent, now: Millis) -> Option<PaneReport> {
-    let transcript = match (event.hook_event_name.as_str(), event.transcript_path.as_deref()) {
-        ("Stop", Some(path)) => classify_file(Path::new(path), false).ok(),
+/// Codex fires `Stop` only for a turn that ended well (a few ms before its
+/// rollout says so), with the answer: a done as it stands.
+pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -> Option<PaneReport> {
+    let transcript = match (kind, event.hook_event_name.as_str(), event.transcript_path.as_deref()) {
+        (AgentKind::Claude, "Stop", Some(path)) => classify_file(Path::new(path), kind, false).ok(),
         _ => None,
     };
-    let verdict = event.verdict_given(now, transcript.as_ref())?;
+    let verdict = match kind {
+        AgentKind::Claude => event.verdict_given(now, transcript.as_ref())?,
+        AgentKind::Codex => event.verdict(now)?,
+    };
     let answer = event
         .last_assistant_message
         .clone()
@@ -81,6 +92,7 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis) -> Option<PaneRepo
         pane,
         agent: Some(AgentBinding {
             pid: 0, // unknown here: the hook runs under a shell of the agent
+            kind,
             cwd: event.cwd.clone(),
             session_id: event.session_id.clone(),
             transcript: event.transcript_path.clone(),
@@ -101,11 +113,13 @@ pub struct InstallOptions {
     pub uninstall: bool,
     /// Also install the events only recent releases know (`StopFailure`).
     pub recent_events: bool,
+    /// Whose hooks: Claude Code's settings or Codex's `hooks.json`.
+    pub agent: AgentKind,
 }
 
 /// Installs (or removes) the hooks; returns a one-line summary.
 pub fn install(options: &InstallOptions) -> Result<String> {
-    let path = settings_path(options.project)?;
+    let path = settings_path(options.project, options.agent)?;
     let original = match fs::read(&path) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -119,12 +133,15 @@ pub fn install(options: &InstallOptions) -> Result<String> {
     if !settings.is_object() {
         bail!("{} does not hold a JSON object; not touching it", path.display());
     }
-    let command = hook_command()?;
-    let events: Vec<&str> = EVENTS
-        .iter()
-        .chain(if options.recent_events { RECENT_EVENTS } else { &[] })
-        .copied()
-        .collect();
+    let command = hook_command(options.agent)?;
+    let events: Vec<&str> = match options.agent {
+        AgentKind::Claude => EVENTS
+            .iter()
+            .chain(if options.recent_events { RECENT_EVENTS } else { &[] })
+            .copied()
+            .collect(),
+        AgentKind::Codex => CODEX_EVENTS.to_vec(),
+    };
     let changed = if options.uninstall {
         remove_hooks(&mut settings)
     } else {
@@ -159,7 +176,14 @@ pub fn install(options: &InstallOptions) -> Result<String> {
     Ok(format!("{verb} {}", path.display()))
 }
 
-fn settings_path(project: bool) -> Result<PathBuf> {
+fn settings_path(project: bool, agent: AgentKind) -> Result<PathBuf> {
+    if agent == AgentKind::Codex {
+        if project {
+            bail!("Codex reads hooks from $CODEX_HOME/hooks.json only: drop --project");
+        }
+        let home = CodexHome::of_user().context("neither CODEX_HOME nor HOME is set")?;
+        return Ok(home.hooks_file());
+    }
     if project {
         return Ok(std::env::current_dir()
             .context("no current directory")?
@@ -169,9 +193,13 @@ fn settings_path(project: bool) -> Result<PathBuf> {
     Ok(home.settings())
 }
 
-fn hook_command() -> Result<String> {
+fn hook_command(agent: AgentKind) -> Result<String> {
     let exe = std::env::current_exe().context("cannot find the turnstile executable")?;
-    Ok(format!("{} hook", shell_quote(&exe.display().to_string())))
+    let exe = shell_quote(&exe.display().to_string());
+    Ok(match agent {
+        AgentKind::Claude => format!("{exe} hook"),
+        AgentKind::Codex => format!("{exe} hook --agent codex"),
+    })
 }
 
 fn shell_quote(s: &str) -> String {
@@ -184,9 +212,10 @@ fn shell_quote(s: &str) -> String {
 
 /// True for a hook command that runs turnstile's hook.
 fn is_ours(hook: &Value) -> bool {
-    hook.get("command")
-        .and_then(Value::as_str)
-        .is_some_and(|c| c.trim_end().ends_with("turnstile hook") || c.trim_end().ends_with("turnstile' hook"))
+    hook.get("command").and_then(Value::as_str).is_some_and(|c| {
+        let c = c.trim_end().trim_end_matches(" --agent codex");
+        c.ends_with("turnstile hook") || c.ends_with("turnstile' hook")
+    })
 }
 
 fn add_hooks(settings: &mut Value, command: &str, events: &[&str]) -> bool {

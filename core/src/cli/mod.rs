@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use turnstile_core::agent::AgentKind;
 use turnstile_core::transcript::TranscriptVerdict;
 use turnstile_core::{ansi, screen, session::SessionStatus};
 
@@ -148,9 +149,17 @@ enum Command {
     },
     /// What Claude Code runs for its hook events: reads the event on stdin,
     /// records the pane binding, pushes the verdict to the plugin. Always exits 0.
-    Hook,
-    /// Add turnstile's hooks to Claude Code's settings (a backup is kept).
+    Hook {
+        /// The agent that runs the hook: claude or codex.
+        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        agent: AgentKind,
+    },
+    /// Add turnstile's hooks to Claude Code's settings, or Codex's
+    /// hooks.json with `--agent codex` (a backup is kept).
     InstallHooks {
+        /// Whose hooks: claude (default) or codex.
+        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        agent: AgentKind,
         /// The project's .claude/settings.json instead of the user's.
         #[arg(long)]
         project: bool,
@@ -162,8 +171,12 @@ enum Command {
         #[arg(long)]
         stop_failure: bool,
     },
-    /// Remove turnstile's hooks from Claude Code's settings (a backup is kept).
+    /// Remove turnstile's hooks from Claude Code's settings or Codex's
+    /// hooks.json (a backup is kept).
     UninstallHooks {
+        /// Whose hooks: claude (default) or codex.
+        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        agent: AgentKind,
         /// The project's .claude/settings.json instead of the user's.
         #[arg(long)]
         project: bool,
@@ -215,7 +228,11 @@ pub fn run() -> i32 {
 fn dispatch(command: Command) -> Result<()> {
     match command {
         Command::Screen { file } => print_json(&screen_json(&read_text(&file)?)),
-        Command::Transcript { file } => print_json(&transcript_json(&report::classify_file(&file, false)?)),
+        Command::Transcript { file } => print_json(&transcript_json(&report::classify_file(
+            &file,
+            report::kind_of_transcript(&file),
+            false,
+        )?)),
         Command::Session { file } => print_json(&session_json(&read_bytes(&file)?)?),
         Command::Status { session, panes, json } => {
             let report = report::host_report(session, &panes)?;
@@ -245,16 +262,21 @@ fn dispatch(command: Command) -> Result<()> {
         }),
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
         Command::Watch { .. } => bail!("watch is handled by run"),
-        Command::Hook => {
-            hooks::run_hook();
+        Command::Hook { agent } => {
+            hooks::run_hook(agent);
             Ok(())
         }
         Command::InstallHooks {
+            agent,
             project,
             dry_run,
             stop_failure,
-        } => install_hooks(project, dry_run, false, stop_failure),
-        Command::UninstallHooks { project, dry_run } => install_hooks(project, dry_run, true, false),
+        } => install_hooks(agent, project, dry_run, false, stop_failure),
+        Command::UninstallHooks {
+            agent,
+            project,
+            dry_run,
+        } => install_hooks(agent, project, dry_run, true, false),
         Command::Explain { file, kind } => {
             let kind = match kind {
                 Some(k) => k,
@@ -269,8 +291,13 @@ fn dispatch(command: Command) -> Result<()> {
     }
 }
 
-fn install_hooks(project: bool, dry_run: bool, uninstall: bool, recent_events: bool) -> Result<()> {
+fn parse_agent(name: &str) -> Result<AgentKind, String> {
+    AgentKind::parse(name).ok_or_else(|| format!("unknown agent `{name}` (claude, codex)"))
+}
+
+fn install_hooks(agent: AgentKind, project: bool, dry_run: bool, uninstall: bool, recent_events: bool) -> Result<()> {
     let summary = hooks::install(&hooks::InstallOptions {
+        agent,
         project,
         dry_run,
         uninstall,

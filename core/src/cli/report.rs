@@ -10,6 +10,8 @@ use super::discovery::{find_agents, AgentProcess};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use turnstile_core::agent::codex::rollout::classify_rollout_tail;
+use turnstile_core::agent::AgentKind;
 use turnstile_core::protocol::{HostReport, PaneReport};
 use turnstile_core::session::SessionStatus;
 use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
@@ -44,9 +46,23 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
     })
 }
 
-/// Classifies a transcript file cold, from its tail.
-pub fn classify_file(path: &Path, count_lines: bool) -> Result<TranscriptVerdict> {
+/// The kind of agent a transcript file belongs to: Codex names its
+/// rollouts `rollout-….jsonl`.
+pub fn kind_of_transcript(path: &Path) -> AgentKind {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    match name.starts_with("rollout-") {
+        true => AgentKind::Codex,
+        false => AgentKind::Claude,
+    }
+}
+
+/// Classifies a transcript file of `kind` cold, from its tail.
+pub fn classify_file(path: &Path, kind: AgentKind, count_lines: bool) -> Result<TranscriptVerdict> {
     let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    if kind == AgentKind::Codex {
+        let classifier = classify_rollout_tail(&mut file).with_context(|| format!("cannot read {}", path.display()))?;
+        return Ok(classifier.verdict());
+    }
     let options = TailOptions {
         count_lines,
         ..TailOptions::default()
@@ -58,7 +74,9 @@ pub fn classify_file(path: &Path, count_lines: bool) -> Result<TranscriptVerdict
 /// One pane's report, reading its sources now.
 pub fn pane_report(agent: &AgentProcess, transcript: Option<PathBuf>, at: Millis) -> PaneReport {
     let status = agent.status();
-    let verdict = transcript.as_deref().and_then(|p| classify_file(p, false).ok());
+    let verdict = transcript
+        .as_deref()
+        .and_then(|p| classify_file(p, agent.kind, false).ok());
     assemble(agent, status, transcript.as_deref(), verdict, at)
 }
 

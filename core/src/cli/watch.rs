@@ -31,8 +31,10 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::{Duration, Instant};
+use turnstile_core::agent::codex::rollout::classify_rollout_tail;
+use turnstile_core::agent::{AgentKind, TranscriptClassifier};
 use turnstile_core::protocol::PaneReport;
-use turnstile_core::transcript::{classify_tail, Classifier, TailOptions};
+use turnstile_core::transcript::{classify_tail, TailOptions};
 use turnstile_core::{panes, Source};
 
 /// How often /proc is looked at for agents that started or exited.
@@ -44,7 +46,7 @@ pub const EXIT_ALREADY_RUNNING: i32 = turnstile_core::controller::EXIT_ANOTHER_W
 
 /// One watched transcript, classified incrementally.
 struct Tracked {
-    classifier: Classifier,
+    classifier: TranscriptClassifier,
     len: u64,
 }
 
@@ -52,12 +54,19 @@ impl Tracked {
     /// Reads the file cold from its tail.
     fn open(path: &Path) -> Option<Tracked> {
         let mut file = File::open(path).ok()?;
-        let tail = classify_tail(&mut file, TailOptions::default()).ok()?;
-        let len = tail.classifier.offset() + tail.classifier.pending_bytes() as u64;
-        Some(Tracked {
-            classifier: tail.classifier,
-            len,
-        })
+        let (classifier, len) = match report::kind_of_transcript(path) {
+            AgentKind::Claude => {
+                let c = classify_tail(&mut file, TailOptions::default()).ok()?.classifier;
+                let len = c.offset() + c.pending_bytes() as u64;
+                (TranscriptClassifier::Claude(Box::new(c)), len)
+            }
+            AgentKind::Codex => {
+                let c = classify_rollout_tail(&mut file).ok()?;
+                let len = c.offset() + c.pending_bytes() as u64;
+                (TranscriptClassifier::Codex(Box::new(c)), len)
+            }
+        };
+        Some(Tracked { classifier, len })
     }
 
     /// Feeds what was appended; a shrunk or replaced file is read afresh.
@@ -338,7 +347,11 @@ impl Session {
     /// Re-reads which agent runs in which pane and what it is bound to.
     fn rebind(&mut self, watcher: &mut RecommendedWatcher) {
         self.agents = find_agents(&self.name);
-        self.status_files = self.agents.iter().map(|(pane, a)| (a.status_file(), *pane)).collect();
+        self.status_files = self
+            .agents
+            .iter()
+            .filter_map(|(pane, a)| Some((a.status_file()?, *pane)))
+            .collect();
         self.bind_all();
         if self.watch_folders(watcher) && !self.unbound_panes().is_empty() {
             // A transcript created before its folder was watched is found now.
@@ -380,10 +393,7 @@ impl Session {
             .filter_map(|t| t.parent().map(Path::to_path_buf))
             .collect();
         for agent in self.agents.values() {
-            dirs.insert(agent.home.sessions());
-            dirs.insert(agent.home.projects());
-            // Where its first transcript will appear.
-            dirs.extend(agent.project_folder());
+            dirs.extend(agent.transcript_folders(now_ms()));
         }
         let _ = fs::create_dir_all(&self.state_folder);
         dirs.insert(self.state_folder.clone());

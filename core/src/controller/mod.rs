@@ -23,7 +23,7 @@ use crate::config::Config;
 use crate::panes::PaneTable;
 use crate::protocol::{self, HostReport, PaneReport, PaneSummary};
 use crate::protocol::{PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW};
-use crate::{screen, Millis};
+use crate::Millis;
 use delivery::Delivery;
 use leader::Role;
 use pacing::{HostRuns, Storm, Timers, WatcherRun};
@@ -417,6 +417,7 @@ impl Controller {
                 confirmed: r.confirmed,
                 since: r.since,
                 unseen: r.unseen,
+                kind: r.kind,
             })
             .collect()
     }
@@ -631,7 +632,11 @@ impl Controller {
     /// Runs the screen matcher on a viewport. A new screen state is only
     /// believed when the pane is not scrolled back into its history.
     fn observe_viewport(&mut self, id: u32, viewport: &[String], now: Millis, screens: &mut dyn Screens) -> bool {
-        let verdict = screen::classify(viewport);
+        let (kind, title) = self
+            .table
+            .get(id)
+            .map_or_else(Default::default, |p| (p.kind, p.meta.title.as_str()));
+        let verdict = kind.classify_screen(viewport, title);
         // Only a turn end read from old history does harm (an old banner is a
         // false done), and the scroll check copies the scrollback: confirm
         // just those edges. A quiet screen may confirm a transcript

@@ -331,6 +331,7 @@ fn a_follower_draws_synced_rows_and_once_more_after_a_tab_switch() {
         since: T0,
         unseen: false,
         reason: String::new(),
+        kind: crate::agent::AgentKind::Claude,
     }];
     let effects = rig.send(pipe(
         PIPE_SYNC,

@@ -122,6 +122,11 @@ impl RolloutClassifier {
         self.offset
     }
 
+    /// Bytes of a half-written last line being held.
+    pub fn pending_bytes(&self) -> usize {
+        self.partial.len()
+    }
+
     /// Feeds bytes appended to the file. Only complete lines count.
     pub fn feed(&mut self, mut bytes: &[u8]) {
         while let Some(newline) = memchr::memchr(b'\n', bytes) {

@@ -1,0 +1,128 @@
+"""Real Codex CLI 0.171.0 in a real zellij, against the loopback fake of the
+Responses API (`fake_openai.py`), next to real Claude Code where a scenario
+needs both."""
+import os, sys, time, unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from agents import claude_argv, codex_argv, codex_ready, prepare_codex_home, prepare_home
+from fake_api import FakeApi
+from fake_openai import FakeOpenAI
+from harness import Zellij, segments_by_pane, wait_for
+from test_real_claude import clear_input, is_confirmed_done, type_prompt
+
+
+def claude_ready(screen):
+    """Claude Code's own footer (Codex's footer also says `? for shortcuts`)."""
+    return "bypass permissions" in screen
+
+
+def segment(z, title):
+    return segments_by_pane(z.bar()).get(z.pane_id(title)) or ""
+
+
+class RealCodex(unittest.TestCase):
+    def setUp(self):
+        tmp = os.environ.get("TMPDIR", "/tmp")
+        self.openai = FakeOpenAI(os.path.join(tmp, f"fake-openai-{os.getpid()}-{time.time()}.jsonl"))
+        self.claude_api = FakeApi(os.path.join(tmp, f"fake-api-{os.getpid()}-{time.time()}.jsonl"))
+
+    def tearDown(self):
+        self.openai.close()
+        self.claude_api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+
+    def zellij(self, panes, hooks=True, **kw):
+        def prepare(z):
+            prepare_codex_home(z.home, z.work, self.openai, hooks)
+            prepare_home(z.home, z.work, hooks)
+        return Zellij(panes, before_start=prepare, **kw)
+
+    def ready(self, z, title):
+        wait_for(f"{title} ready", lambda: codex_ready(z.screen()), timeout=60)
+        wait_for(f"{title} in the bar", lambda: segment(z, title), timeout=30)
+
+    def submit(self, z, title, text, api=None, attempts=3):
+        """Types a prompt and Enter until the fake API gets it."""
+        api = api or self.openai
+        for _ in range(attempts):
+            before = api.prompt_count(text)
+            type_prompt(z, title, text)
+            try:
+                wait_for(f"{text!r} submitted", lambda: api.prompt_count(text) > before, timeout=8)
+                return
+            except AssertionError:
+                clear_input(z, title)
+        self.fail(f"{text!r} never reached the API")
+
+    def sample_until(self, z, title, what, end, timeout=40):
+        """Samples the pane's segment until `end()`; the samples."""
+        samples = []
+
+        def ended():
+            samples.append((time.time(), segment(z, title)))
+            return end()
+        result = wait_for(what, ended, timeout=timeout, interval=0.05)
+        return result, samples
+
+    def test_a_tool_turn_is_working_then_confirmed_done_never_done_between(self):
+        with self.zellij([("cx", codex_argv())]) as z:
+            self.ready(z, "cx")
+            self.submit(z, "cx", "tool:3")
+            end, samples = self.sample_until(z, "cx", "the final answer",
+                                             lambda: next(iter(self.openai.finished("tool:3")), None))
+            early = [s for t, s in samples if t < end["t"] and "done" in s]
+            self.assertFalse(early, "done shown before the final answer")
+            self.assertTrue([s for _, s in samples if "working" in s], "working shown meanwhile")
+            wait_for("confirmed done", lambda: is_confirmed_done(segment(z, "cx")), timeout=20)
+
+    def test_escape_during_a_tool_call_is_interrupted(self):
+        with self.zellij([("cx", codex_argv())]) as z:
+            self.ready(z, "cx")
+            self.submit(z, "cx", "tool:8")
+            wait_for("working", lambda: "working" in segment(z, "cx"), timeout=20)
+            time.sleep(1)
+            z.action("write", "--pane-id", f"terminal_{z.pane_id('cx')}", "27")
+            wait_for("interrupted", lambda: "interrupted" in segment(z, "cx"), timeout=20)
+
+    def test_a_failed_turn_is_failed(self):
+        with self.zellij([("cx", codex_argv())]) as z:
+            self.ready(z, "cx")
+            self.submit(z, "cx", "fail:500")
+            wait_for("failed", lambda: "failed" in segment(z, "cx"), timeout=30)
+
+    def test_an_approval_is_waiting_then_working_then_done(self):
+        with self.zellij([("cx", codex_argv())]) as z:
+            self.ready(z, "cx")
+            self.submit(z, "cx", "perm:")
+            wait_for("waiting", lambda: "waiting" in segment(z, "cx"), timeout=30)
+            z.action("write", "--pane-id", f"terminal_{z.pane_id('cx')}", "13")
+            wait_for("the approved call ran", lambda: self.openai.finished("perm:"), timeout=30)
+            wait_for("confirmed done", lambda: is_confirmed_done(segment(z, "cx")), timeout=20)
+
+    def test_flows_codex_to_claude_and_claude_to_codex(self):
+        panes = [("cx", codex_argv()), ("cc", claude_argv(self.claude_api))]
+        config = {"flows": "cx -> cc, cc -> cx", "max_hops": "2"}
+        with self.zellij(panes, plugin_config=config) as z:
+            self.ready(z, "cx")
+            wait_for("claude ready", lambda: claude_ready(z.screen()), timeout=60)
+            self.submit(z, "cx", "echo:ping from codex")
+            # Codex's answer becomes Claude's next prompt, whose answer comes back to Codex.
+            wait_for("claude got codex's answer", lambda: self.claude_api.prompt_count("echo:") or any(
+                "ping from codex" in p for _, p in self.claude_api.prompts), timeout=40)
+            wait_for("codex got claude's answer back", lambda: len(self.openai.prompts) >= 2 and any(
+                "Hello from the fake model" in p for _, p in self.openai.prompts), timeout=60)
+
+    def test_a_codex_and_a_claude_pane_in_one_folder_keep_their_own_state(self):
+        panes = [("cx", codex_argv()), ("cc", claude_argv(self.claude_api))]
+        with self.zellij(panes) as z:
+            self.ready(z, "cx")
+            wait_for("claude ready", lambda: claude_ready(z.screen()), timeout=60)
+            self.submit(z, "cc", "tool:6", api=self.claude_api)
+            wait_for("claude working", lambda: "working" in segment(z, "cc"), timeout=30)
+            self.submit(z, "cx", "echo:quick")
+            wait_for("codex confirmed done", lambda: is_confirmed_done(segment(z, "cx")), timeout=30)
+            self.assertIn("working", segment(z, "cc"), "claude's state is its own")
+            self.assertIn("cx", segment(z, "cx"), "the bar names the kind when kinds mix")
+
+
+if __name__ == "__main__":
+    unittest.main()
