@@ -1,7 +1,7 @@
 """Real Codex CLI 0.171.0 in a real zellij, against the loopback fake of the
 Responses API (`fake_openai.py`), next to real Claude Code where a scenario
 needs both."""
-import os, sys, time, unittest
+import os, subprocess, sys, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, codex_argv, codex_ready, prepare_codex_home, prepare_home
@@ -34,6 +34,8 @@ class RealCodex(unittest.TestCase):
         def prepare(z):
             prepare_codex_home(z.home, z.work, self.openai, hooks)
             prepare_home(z.home, z.work, hooks)
+            # Codex's app-server daemon outlives its TUI: it goes with the test.
+            self.addCleanup(subprocess.run, ["pkill", "-f", os.path.join(z.home, ".codex")], check=False)
         return Zellij(panes, before_start=prepare, **kw)
 
     def ready(self, z, title):
@@ -110,6 +112,26 @@ class RealCodex(unittest.TestCase):
                 "ping from codex" in p for _, p in self.claude_api.prompts), timeout=40)
             wait_for("codex got claude's answer back", lambda: len(self.openai.prompts) >= 2 and any(
                 "Hello from the fake model" in p for _, p in self.openai.prompts), timeout=60)
+
+    def test_without_hooks_a_lone_codex_is_bound_to_its_rollout(self):
+        with self.zellij([("cx", codex_argv(hooks=False))], hooks=False) as z:
+            self.ready(z, "cx")
+            self.submit(z, "cx", "tool:2")
+            wait_for("confirmed done", lambda: is_confirmed_done(segment(z, "cx")), timeout=30)
+
+    def test_two_codex_panes_in_one_folder_without_hooks_never_show_each_others_state(self):
+        """Nothing tells their rollouts apart (one daemon holds both): each
+        pane shows its screen only, never the neighbour's rollout."""
+        with self.zellij([("a", codex_argv(hooks=False)), ("b", codex_argv(hooks=False))], hooks=False) as z:
+            self.ready(z, "a")
+            wait_for("b in the bar", lambda: segment(z, "b"), timeout=30)
+            self.submit(z, "a", "tool:6")
+            wait_for("a working", lambda: "working" in segment(z, "a"), timeout=20)
+            self.submit(z, "b", "echo:b is quick")
+            wait_for("b done", lambda: "done" in segment(z, "b"), timeout=30)
+            self.assertIn("working", segment(z, "a"), "a never shows b's rollout")
+            wait_for("a done", lambda: "done" in segment(z, "a"), timeout=30)
+            self.assertFalse(is_confirmed_done(segment(z, "a")), "an ambiguous pane is never confirmed")
 
     def test_a_codex_and_a_claude_pane_in_one_folder_keep_their_own_state(self):
         panes = [("cx", codex_argv()), ("cc", claude_argv(self.claude_api))]
