@@ -9,8 +9,8 @@ from harness import Zellij, replay, wait_for, turnstile_bin
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def demo(name, script, pace=0.4, turns=None, listen=False):
-    argv = [turnstile_bin(), "demo-agent", "--name", name, "--script", script, "--pace", str(pace)]
+def demo(name, script, pace=0.4, turns=None, listen=False, kind="claude"):
+    argv = [turnstile_bin(), "demo-agent", "--name", name, "--kind", kind, "--script", script, "--pace", str(pace)]
     argv += ["--listen"] if listen else []
     return argv + (["--turns", str(turns)] if turns is not None else [])
 
@@ -74,6 +74,20 @@ class SimulatedAgents(unittest.TestCase):
             wait_for("asks waiting", lambda: "waiting" in (segment(z.bar(), "asks") or ""), timeout=20)
             wait_for("fails failed", lambda: "failed" in (segment(z.bar(), "fails") or ""), timeout=20)
             wait_for("asks done after approval", lambda: "done" in (segment(z.bar(), "asks") or ""), timeout=20)
+
+    def test_simulated_codex_agents_show_every_state_next_to_claude(self):
+        # cxdone has a folder of its own: its rollout is bound (the others
+        # share one folder and no hooks tell their rollouts apart: screen only).
+        solo = ["sh", "-c", 'mkdir -p solo && cd solo && exec "$@"', "sh"]
+        panes = [("cxdone", solo + demo("cxdone", "done", kind="codex")), ("cxwait", demo("cxwait", "wait", kind="codex")),
+                 ("cxfail", demo("cxfail", "fail", kind="codex")), ("cxstop", demo("cxstop", "interrupt", kind="codex")),
+                 ("cc", demo("cc", "done", turns=1))]
+        with Zellij(panes) as z:
+            wait_for("cxwait waiting", lambda: "waiting" in (segment(z.bar(), "cxwait") or ""), timeout=20)
+            for name, state in [("cxfail", "failed"), ("cxstop", "interrupted"), ("cxdone", "done"), ("cxwait", "done")]:
+                wait_for(f"{name} {state}", lambda: state in (segment(z.bar(), name) or ""), timeout=25)
+            self.assertTrue((segment(z.bar(), "cxdone") or "").startswith("✓ "), "confirmed by the rollout")
+            self.assertIn(" cx ", segment(z.bar(), "cxdone"), "kinds mix: the bar names them")
 
     def test_unfocused_pane_that_finishes_stays_highlighted_until_focused(self):
         with Zellij([("front", demo("front", "", turns=0)), ("back", demo("back", "done", turns=1))]) as z:

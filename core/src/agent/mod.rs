@@ -27,6 +27,9 @@ impl AgentKind {
 
     /// The kind a process's argv runs (`None`: not an agent).
     pub fn of_argv(argv: &[String]) -> Option<AgentKind> {
+        if let Some(kind) = simulated_kind(argv) {
+            return Some(kind);
+        }
         if codex::is_codex_argv(argv) {
             Some(AgentKind::Codex)
         } else if crate::panes::is_agent_argv(argv) {
@@ -83,6 +86,17 @@ impl AgentKind {
             AgentKind::Codex => TranscriptClassifier::Codex(Box::default()),
         }
     }
+}
+
+/// The kind turnstile's own simulated agents play (`turnstile demo-agent
+/// --kind codex`, `turnstile replay`); `None` for any other process.
+fn simulated_kind(argv: &[String]) -> Option<AgentKind> {
+    let program = argv.first()?.rsplit('/').next()?;
+    if program != "turnstile" || !matches!(argv.get(1).map(String::as_str), Some("demo-agent" | "replay")) {
+        return None;
+    }
+    let kind = argv.windows(2).find(|w| w[0] == "--kind").map(|w| w[1].as_str());
+    Some(kind.and_then(AgentKind::parse).unwrap_or_default())
 }
 
 /// An incremental transcript classifier of some kind.

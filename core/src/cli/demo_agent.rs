@@ -7,7 +7,7 @@
 //! a session status file into its own Claude home — no account, no network.
 
 use super::clock::now_ms;
-use super::home::ClaudeHome;
+use super::home::{ClaudeHome, CodexHome};
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
@@ -16,6 +16,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
+use turnstile_core::agent::AgentKind;
 
 /// What one turn ends with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +59,9 @@ pub struct DemoOptions {
     pub turns: Option<u32>,
     /// Take prompts typed or pasted into the terminal (routed answers).
     pub listen: bool,
+    /// Which agent it plays: Claude Code or Codex CLI (its screen, title
+    /// and rollout).
+    pub kind: AgentKind,
 }
 
 /// Parses `done,fail,…`; a clear error for an unknown word.
@@ -147,6 +151,7 @@ fn take_prompt(pending: &mut Vec<u8>) -> Option<String> {
 }
 
 struct Agent {
+    kind: AgentKind,
     name: String,
     pace: f64,
     rng: Cell<u64>,
@@ -157,6 +162,8 @@ struct Agent {
     history: Vec<String>,
     parent: RefCell<Option<String>>,
     title_frame: Cell<usize>,
+    /// A title shown instead of the usual one (Codex's approval).
+    title_override: RefCell<Option<String>>,
 }
 
 impl Agent {
@@ -168,16 +175,29 @@ impl Agent {
             options.seed & 0xffff,
             now_ms()
         );
-        let home = ClaudeHome::at(&options.home);
-        let folder = home.project(&cwd);
+        let (transcript, status_file) = match options.kind {
+            AgentKind::Claude => {
+                let home = ClaudeHome::at(&options.home);
+                fs::create_dir_all(home.sessions()).context("cannot create the sessions folder")?;
+                (
+                    home.project(&cwd).join(format!("{session_id}.jsonl")),
+                    home.status_file(pid),
+                )
+            }
+            AgentKind::Codex => {
+                let day = CodexHome::at(&options.home).day_folders(now_ms())[1].clone();
+                (day.join(format!("rollout-demo-{session_id}.jsonl")), PathBuf::new())
+            }
+        };
+        let folder = transcript.parent().unwrap_or(&cwd).to_path_buf();
         fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
-        fs::create_dir_all(home.sessions()).context("cannot create the sessions folder")?;
         let agent = Agent {
+            kind: options.kind,
             name: options.name.clone(),
             pace: options.pace.max(0.05),
             rng: Cell::new(options.seed.wrapping_mul(6364136223846793005).wrapping_add(pid as u64) | 1),
-            transcript: folder.join(format!("{session_id}.jsonl")),
-            status_file: home.status_file(pid),
+            transcript,
+            status_file,
             session_id,
             cwd: cwd.display().to_string(),
             history: vec![
@@ -187,8 +207,15 @@ impl Agent {
             ],
             parent: RefCell::new(None),
             title_frame: Cell::new(0),
+            title_override: RefCell::new(None),
         };
         fs::write(&agent.transcript, b"").context("cannot create the transcript")?;
+        if agent.kind == AgentKind::Codex {
+            agent.append(
+                json!({"timestamp": now_ms().to_string(), "type": "session_meta", "payload": {
+                "id": agent.session_id, "cwd": agent.cwd, "cli_version": "demo", "source": "cli"}}),
+            )?;
+        }
         agent.status("idle", None);
         agent.draw(None, false, None);
         Ok(agent)
@@ -236,6 +263,9 @@ impl Agent {
     }
 
     fn turn(&mut self, n: u32, outcome: Outcome, given: Option<String>) -> Result<()> {
+        if self.kind == AgentKind::Codex {
+            return self.codex_turn(n, outcome, given);
+        }
         let started = Instant::now();
         let received = given.as_ref().map(|p| p.chars().count());
         let prompt = given.unwrap_or_else(|| format!("task {n} for {}", self.name));
@@ -272,11 +302,90 @@ impl Agent {
         }
     }
 
-    fn done(&mut self, n: u32, stem: &str, started: Instant, received: Option<usize>) -> Result<()> {
-        let answer = match received {
+    /// One turn as Codex CLI plays it: its rollout events, its working
+    /// line, its approval dialog and title, its `Worked for` line.
+    fn codex_turn(&mut self, n: u32, outcome: Outcome, given: Option<String>) -> Result<()> {
+        let started = Instant::now();
+        let received = given.as_ref().map(|p| p.chars().count());
+        let prompt = given.unwrap_or_else(|| format!("task {n} for {}", self.name));
+        self.history.push(format!("› {}", prompt.lines().next().unwrap_or("")));
+        self.event("task_started", json!({}))?;
+        self.item(json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}))?;
+        self.spin("", 1.5, started);
+        let call = format!("call_demo_{n}");
+        self.history.push("• Let me look at that first.".into());
+        self.item(json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Let me look at that first."}]}))?;
+        self.item(json!({"type": "function_call", "name": "exec_command", "call_id": call, "arguments": "{\"cmd\":\"sleep 2\"}"}))?;
+        if outcome == Outcome::Wait {
+            self.history.push("• Running sleep 2".into());
+            let dialog = [
+                "  Would you like to run the following command?",
+                "  $ sleep 2",
+                "› 1. Yes, proceed (y)",
+                "  2. No, and tell Codex what to do differently (esc)",
+                "  Press enter to confirm or esc to cancel",
+            ];
+            self.title_override
+                .replace(Some(format!("[ ! ] Action Required | {}", self.name)));
+            self.draw_lines(&dialog);
+            self.pause(4.0);
+            self.title_override.replace(None);
+        }
+        self.spin("", 2.0, started);
+        if outcome == Outcome::Interrupt {
+            self.item(json!({"type": "function_call_output", "call_id": call, "output": "aborted by user"}))?;
+            self.event("turn_aborted", json!({"reason": "interrupted"}))?;
+            self.history
+                .push("■ Conversation interrupted - use /feedback if something went wrong".into());
+            self.draw(None, false, None);
+            return Ok(());
+        }
+        self.item(json!({"type": "function_call_output", "call_id": call, "output": "ok"}))?;
+        self.history.push("• Ran sleep 2".into());
+        self.spin("", 1.5, started);
+        if outcome == Outcome::Fail {
+            let error = "We're currently experiencing high demand, which may cause temporary errors.";
+            self.event(
+                "task_complete",
+                json!({"last_agent_message": null, "error": {"message": error}}),
+            )?;
+            self.history.push(format!("■ {error}"));
+            self.draw(None, false, None);
+            return Ok(());
+        }
+        let answer = self.answer(n, received);
+        self.item(
+            json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": answer}]}),
+        )?;
+        self.event("task_complete", json!({"last_agent_message": answer}))?;
+        self.history.push(format!("• {answer}"));
+        let secs = started.elapsed().as_secs();
+        let (h, m) = ((now_ms() / 3_600_000) % 24, (now_ms() / 60_000) % 60);
+        self.history.push(format!("  Worked for {secs}s • {h:02}:{m:02}"));
+        self.draw(None, false, None);
+        Ok(())
+    }
+
+    /// An `event_msg` line of a Codex rollout.
+    fn event(&self, kind: &str, mut payload: Value) -> Result<()> {
+        payload["type"] = json!(kind);
+        self.append(json!({"timestamp": now_ms().to_string(), "type": "event_msg", "payload": payload}))
+    }
+
+    /// A `response_item` line of a Codex rollout.
+    fn item(&self, payload: Value) -> Result<()> {
+        self.append(json!({"timestamp": now_ms().to_string(), "type": "response_item", "payload": payload}))
+    }
+
+    fn answer(&self, n: u32, received: Option<usize>) -> String {
+        match received {
             Some(chars) => format!("Answer {n} from {}: read your {chars} characters.", self.name),
             None => format!("Answer {n} from {}: all {} checks pass.", self.name, 3 + n),
-        };
+        }
+    }
+
+    fn done(&mut self, n: u32, stem: &str, started: Instant, received: Option<usize>) -> Result<()> {
+        let answer = self.answer(n, received);
         let content = json!([{"type": "text", "text": answer}]);
         self.append(self.assistant_line(&format!("msg_demo_{n}b"), content, "end_turn"))?;
         self.append(json!({"type": "system", "subtype": "turn_duration", "durationMs": started.elapsed().as_millis() as u64, "isSidechain": false, "sessionId": self.session_id}))?;
@@ -343,11 +452,18 @@ impl Agent {
         let mut i = 0;
         while Instant::now() < end {
             let glyph = GLYPHS[i % GLYPHS.len()];
-            let line = format!(
-                "{glyph} {stem}ing… ({}s · ↓ {} tokens)",
-                started.elapsed().as_secs(),
-                20 + i
-            );
+            let line = match self.kind {
+                AgentKind::Claude => format!(
+                    "{glyph} {stem}ing… ({}s · ↓ {} tokens)",
+                    started.elapsed().as_secs(),
+                    20 + i
+                ),
+                AgentKind::Codex => format!(
+                    "{} Working ({}s • esc to interrupt)",
+                    if i % 2 == 0 { '•' } else { '◦' },
+                    started.elapsed().as_secs()
+                ),
+            };
             self.draw(Some(&line), true, None);
             std::thread::sleep(Duration::from_millis(100));
             i += 1;
@@ -363,6 +479,19 @@ impl Agent {
         let mut lines: Vec<String> = self.history.iter().rev().take(14).rev().cloned().collect();
         if let Some(s) = spinner {
             lines.push(s.to_owned());
+        }
+        if self.kind == AgentKind::Codex {
+            // Codex keeps its composer at the bottom of however many rows
+            // the pane has: the history above gives way.
+            let keep = terminal_rows()
+                .saturating_sub(5 + usize::from(spinner.is_some()))
+                .max(1);
+            let skip = lines.len().saturating_sub(keep);
+            lines.drain(..skip);
+            lines.extend([String::new(), "› Ask Codex to do anything".into(), String::new()]);
+            lines.push("  demo mode · ? for shortcuts".into());
+            self.set_title(busy);
+            return self.paint(&lines);
         }
         let rule = "─".repeat(60);
         lines.push(rule.clone());
@@ -382,15 +511,27 @@ impl Agent {
     /// while busy, `✳` at the prompt.
     fn set_title(&self, busy: bool) {
         const TURNING: &[char] = &['⠂', '⠐'];
+        const BRAILLE: &[char] = &['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
         let frame = self.title_frame.get().wrapping_add(1);
         self.title_frame.set(frame);
-        let glyph = if busy { TURNING[frame % TURNING.len()] } else { '✳' };
-        let _ = write!(std::io::stdout().lock(), "\x1b]0;{glyph} {}\x07", self.name);
+        let title = match (self.kind, self.title_override.borrow().clone(), busy) {
+            (_, Some(title), _) => title,
+            (AgentKind::Claude, None, true) => format!("{} {}", TURNING[frame % TURNING.len()], self.name),
+            (AgentKind::Claude, None, false) => format!("✳ {}", self.name),
+            (AgentKind::Codex, None, true) => format!("{} {}", BRAILLE[frame % BRAILLE.len()], self.name),
+            (AgentKind::Codex, None, false) => self.name.clone(),
+        };
+        let _ = write!(std::io::stdout().lock(), "\x1b]0;{title}\x07");
     }
 
     fn draw_lines(&self, dialog: &[&str]) {
-        let mut lines: Vec<String> = self.history.iter().rev().take(10).rev().cloned().collect();
+        let room = match self.kind {
+            AgentKind::Claude => 10,
+            AgentKind::Codex => terminal_rows().saturating_sub(dialog.len() + 1).max(1),
+        };
+        let mut lines: Vec<String> = self.history.iter().rev().take(room).rev().cloned().collect();
         lines.extend(dialog.iter().map(|l| l.to_string()));
+        self.set_title(false);
         self.paint(&lines);
     }
 
@@ -404,6 +545,9 @@ impl Agent {
     }
 
     fn status(&self, status: &str, waiting_for: Option<&str>) {
+        if self.kind == AgentKind::Codex {
+            return; // Codex writes no status file
+        }
         let mut value = json!({
             "pid": std::process::id(), "sessionId": self.session_id, "cwd": self.cwd,
             "status": status, "statusUpdatedAt": now_ms(), "kind": "interactive",
@@ -455,7 +599,21 @@ impl Agent {
 
 impl Drop for Agent {
     fn drop(&mut self) {
-        let _ = fs::remove_file(&self.status_file);
+        if self.kind == AgentKind::Claude {
+            let _ = fs::remove_file(&self.status_file);
+        }
+    }
+}
+
+/// The terminal's height (24 when unknown).
+fn terminal_rows() -> usize {
+    // SAFETY: TIOCGWINSZ fills a winsize we own; a failure leaves it zeroed.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    if ok && size.ws_row > 0 {
+        size.ws_row as usize
+    } else {
+        24
     }
 }
 

@@ -2,7 +2,7 @@
 //! of each pane (its environment holds `ZELLIJ_PANE_ID` and
 //! `ZELLIJ_SESSION_NAME`), with its kind, working directory and home.
 
-use super::home::{AgentHome, ClaudeHome, CodexHome};
+use super::home::{demo_home, AgentHome, ClaudeHome, CodexHome};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -109,9 +109,10 @@ fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
     }
     let pane = env.get("ZELLIJ_PANE_ID")?.trim().parse().ok()?;
     let var = |name: &str| env.get(name).cloned();
-    let home = match (kind, simulated_home(&argv, &env)) {
-        (AgentKind::Codex, _) => AgentHome::Codex(CodexHome::from_env(var)?),
-        (AgentKind::Claude, Some(home)) => AgentHome::Claude(home),
+    let home = match (kind, simulated_home(&argv, &env, kind)) {
+        (AgentKind::Codex, Some(home)) => AgentHome::Codex(CodexHome::at(home)),
+        (AgentKind::Codex, None) => AgentHome::Codex(CodexHome::from_env(var)?),
+        (AgentKind::Claude, Some(home)) => AgentHome::Claude(ClaudeHome::at(home)),
         (AgentKind::Claude, None) => AgentHome::Claude(ClaudeHome::from_env(var)?),
     };
     Some(AgentProcess {
@@ -125,20 +126,17 @@ fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
 
 /// The Claude home of `turnstile demo-agent` / `turnstile replay`: its
 /// `--home` argument, else the demo agent's default under its TMPDIR.
-fn simulated_home(argv: &[String], env: &BTreeMap<String, String>) -> Option<ClaudeHome> {
+fn simulated_home(argv: &[String], env: &BTreeMap<String, String>, kind: AgentKind) -> Option<PathBuf> {
     let program = argv.first()?.rsplit('/').next()?;
     if program != "turnstile" {
         return None;
     }
-    let home = argv
-        .windows(2)
-        .find(|w| w[0] == "--home")
-        .map(|w| ClaudeHome::at(&w[1]));
+    let home = argv.windows(2).find(|w| w[0] == "--home").map(|w| PathBuf::from(&w[1]));
     match (home, argv.get(1).map(String::as_str)) {
         (Some(home), _) => Some(home),
         (None, Some("demo-agent")) => {
             let tmp = env.get("TMPDIR").map(PathBuf::from);
-            Some(ClaudeHome::demo(tmp.as_deref()))
+            Some(demo_home(kind, tmp.as_deref()))
         }
         _ => None,
     }

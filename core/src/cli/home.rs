@@ -5,6 +5,7 @@
 //! (`$CODEX_HOME`, else `~/.codex`: rollouts by day, `hooks.json`).
 
 use std::path::{Path, PathBuf};
+use turnstile_core::agent::AgentKind;
 
 /// One Claude home folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,6 +133,18 @@ fn civil_date(days: i64) -> (i64, u32, u32) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let year = yoe + era * 400 + i64::from(month <= 2);
     (year, month, day)
+}
+
+/// The simulated agents' default home of `kind`, under `tmpdir` (default:
+/// the system's temporary folder), never the user's real one.
+pub fn demo_home(kind: AgentKind, tmpdir: Option<&Path>) -> PathBuf {
+    match kind {
+        AgentKind::Claude => ClaudeHome::demo(tmpdir).root().to_path_buf(),
+        AgentKind::Codex => {
+            let tmp = tmpdir.map(Path::to_path_buf).unwrap_or_else(std::env::temp_dir);
+            tmp.join("turnstile-demo").join(".codex")
+        }
+    }
 }
 
 /// An agent's home, by kind.

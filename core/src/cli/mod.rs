@@ -128,7 +128,10 @@ enum Command {
         /// Shown in prompts and answers.
         #[arg(long, default_value = "agent")]
         name: String,
-        /// Claude home to write into (default: $TMPDIR/turnstile-demo/.claude).
+        /// The agent to play: claude (default) or codex.
+        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        kind: AgentKind,
+        /// Its home to write into (default: $TMPDIR/turnstile-demo/.claude or .codex).
         #[arg(long)]
         home: Option<PathBuf>,
         /// Outcomes of the turns in order, e.g. `done,fail,wait,interrupt` (default: random, forever).
@@ -245,6 +248,7 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Replay { dir, home, speed, hold } => replay::run(replay::ReplayOptions { dir, home, speed, hold }),
         Command::DemoAgent {
             name,
+            kind,
             home,
             script,
             seed,
@@ -253,7 +257,8 @@ fn dispatch(command: Command) -> Result<()> {
             listen,
         } => demo_agent::run(demo_agent::DemoOptions {
             name,
-            home: home.unwrap_or_else(|| home::ClaudeHome::demo(None).root().to_path_buf()),
+            home: home.unwrap_or_else(|| home::demo_home(kind, None)),
+            kind,
             script,
             seed,
             pace,

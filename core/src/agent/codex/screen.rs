@@ -16,11 +16,8 @@
 use crate::screen::{Rule, ScreenVerdict};
 use crate::verdict::State;
 
-/// The approval dialog's last line.
-const DIALOG: [&str; 2] = [
-    "Press enter to confirm or esc to cancel",
-    "Would you like to run the following command?",
-];
+/// The approval dialog's lines (their starts: a narrow pane wraps them).
+const DIALOG: [&str; 2] = ["Press enter to confirm", "Would you like to run"];
 /// The title's prefix while an approval waits.
 const ACTION_REQUIRED: &str = "[ ! ] Action Required";
 
@@ -65,14 +62,24 @@ fn classify_rows<S: AsRef<str>>(rows: &[S]) -> ScreenVerdict<'_> {
     let Some(composer) = rows.iter().rposition(|(_, r)| r.starts_with('›')) else {
         return verdict(State::Unknown, Rule::NoStatus, None, false);
     };
-    let above = rows[..composer]
+    let above: Vec<&(usize, &str)> = rows[..composer]
         .iter()
         .rev()
-        .find(|(_, r)| !r.is_empty() && !is_footer(r));
-    match above {
-        Some(&(i, line)) => judge_row(i, line),
+        .skip_while(|(_, r)| r.is_empty() || is_footer(r))
+        .take_while(|(_, r)| !r.is_empty())
+        .collect();
+    // A narrow pane wraps lines: the last paragraph's first row decides.
+    let head = above.iter().find(|(_, r)| is_head(r)).or(above.last());
+    match head {
+        Some(&&(i, line)) => judge_row(i, line),
         None => verdict(State::Unknown, Rule::NoStatus, None, false),
     }
+}
+
+/// True for a row that starts a paragraph: a glyph (`•`, `◦`, `■`, `›`,
+/// `✔`) or the `Worked for` line; wrapped continuations start otherwise.
+fn is_head(row: &str) -> bool {
+    row.starts_with(['•', '◦', '■', '›', '✔', '└']) || is_worked_for(row)
 }
 
 /// Lines drawn between the history and the composer that say nothing of the
@@ -83,7 +90,8 @@ fn is_footer(row: &str) -> bool {
 }
 
 fn is_working(row: &str) -> bool {
-    row.contains("Working (") && row.contains("esc to interrupt")
+    let rest = row.trim_start_matches(['•', '◦']).trim_start();
+    row.starts_with(['•', '◦']) && rest.starts_with("Working (")
 }
 
 fn judge_row(i: usize, line: &str) -> ScreenVerdict<'_> {
@@ -185,6 +193,53 @@ mod tests {
         ];
         let v = classify(&rows, "");
         assert_eq!((v.state, v.rule), (State::Working, Rule::PromptEcho));
+    }
+
+    #[test]
+    fn wrapped_lines_of_a_narrow_pane_are_read_from_their_first_row() {
+        let failed = [
+            "› go",
+            "■ We're currently experiencing high dem",
+            "and, which may cause errors.",
+            "",
+            "› Ask Codex to do anything",
+        ];
+        assert_eq!(classify(&failed, "").state, State::Failed);
+        let stopped = [
+            "■ Conversation interrupted - us",
+            "ck if something went wrong",
+            "",
+            "› Ask Codex",
+        ];
+        assert_eq!(classify(&stopped, "").state, State::Interrupted);
+        let working = [
+            "› go",
+            "• Working (3s • esc to",
+            "interrupt) · 1 background terminal",
+            "",
+            "› Ask Codex",
+        ];
+        assert_eq!(classify(&working, "").state, State::Working);
+        let dialog = [
+            "  Would you like to run the",
+            "  following command?",
+            "› 1. Yes, proceed (y)",
+            "  Press enter to confirm or",
+            "  esc to cancel",
+        ];
+        assert_eq!(classify(&dialog, "").state, State::Waiting);
+        let prose = [
+            "› go",
+            "• word0 word1 word2 word3 word4",
+            "word5 Worked for 3s • 17:47",
+            "",
+            "› Ask Codex",
+        ];
+        assert_ne!(
+            classify(&prose, "").state,
+            State::Done,
+            "a wrapped answer is not a done line"
+        );
     }
 
     #[test]
