@@ -1,16 +1,23 @@
-//! Replays every real Claude Code recording in `tests/fixtures/claude-code`:
-//! every transcript prefix (line boundaries and cuts inside lines) and every
-//! screen frame. Nothing may say `done` before the turn had finished, and the
-//! incremental and cold classifiers must agree on every prefix.
+//! Replays every real recording in `tests/fixtures/claude-code` and
+//! `tests/fixtures/codex`: every transcript (or rollout) prefix (line
+//! boundaries and cuts inside lines) and every screen frame (with its
+//! terminal title, for Codex). Nothing may say `done` before the turn had
+//! finished, and the incremental and cold classifiers must agree on every
+//! prefix.
 
 use serde_json::Value;
 use std::io::Cursor;
 use std::path::PathBuf;
-use turnstile_core::transcript::{classify_tail, Classifier, TailOptions, TranscriptVerdict};
-use turnstile_core::{ansi, screen, State};
+use turnstile_core::agent::codex::rollout::classify_rollout_tail;
+use turnstile_core::agent::AgentKind;
+use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
+use turnstile_core::{ansi, State};
 
-fn corpus() -> Vec<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/claude-code");
+/// Every recording of one agent kind.
+fn recordings(folder: &str) -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(folder);
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .expect("fixtures folder")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -19,6 +26,14 @@ fn corpus() -> Vec<PathBuf> {
     dirs.sort();
     assert!(dirs.len() >= 5, "expected the recorded fixtures in {}", root.display());
     dirs
+}
+
+/// Every recording, with its agent kind.
+fn corpus() -> Vec<(PathBuf, AgentKind)> {
+    let claude = recordings("claude-code").into_iter().map(|d| (d, AgentKind::Claude));
+    claude
+        .chain(recordings("codex").into_iter().map(|d| (d, AgentKind::Codex)))
+        .collect()
 }
 
 fn json(path: PathBuf) -> Value {
@@ -63,8 +78,8 @@ fn memchr_newline(data: &[u8], from: usize) -> usize {
         .map_or(data.len(), |i| from + i + 1)
 }
 
-fn incremental(prefix: &[u8]) -> TranscriptVerdict {
-    let mut c = Classifier::new();
+fn incremental(prefix: &[u8], kind: AgentKind) -> TranscriptVerdict {
+    let mut c = kind.transcript_classifier();
     // Feed in uneven pieces, as appends arrive.
     for piece in prefix.chunks(777) {
         c.feed(piece);
@@ -72,7 +87,12 @@ fn incremental(prefix: &[u8]) -> TranscriptVerdict {
     c.verdict()
 }
 
-fn cold(prefix: &[u8]) -> TranscriptVerdict {
+fn cold(prefix: &[u8], kind: AgentKind) -> TranscriptVerdict {
+    if kind == AgentKind::Codex {
+        return classify_rollout_tail(&mut Cursor::new(prefix))
+            .expect("in-memory read")
+            .verdict();
+    }
     let options = TailOptions {
         chunk_bytes: 4096,
         ..TailOptions::default()
@@ -84,12 +104,12 @@ fn cold(prefix: &[u8]) -> TranscriptVerdict {
 
 #[test]
 fn no_transcript_prefix_says_done_before_the_turn_finished() {
-    for dir in corpus() {
+    for (dir, kind) in corpus() {
         let truth = json(dir.join("truth.json"));
         let turns = truth["turns"].as_array().expect("turns");
         let data = std::fs::read(dir.join("transcript.jsonl")).expect("transcript");
         for (cut, line_start) in cut_points(&data) {
-            let v = incremental(&data[..cut]);
+            let v = incremental(&data[..cut], kind);
             if v.state == State::Done {
                 assert!(
                     done_allowed(turns, line_start as u64),
@@ -104,10 +124,10 @@ fn no_transcript_prefix_says_done_before_the_turn_finished() {
 
 #[test]
 fn incremental_and_cold_agree_on_every_prefix() {
-    for dir in corpus() {
+    for (dir, kind) in corpus() {
         let data = std::fs::read(dir.join("transcript.jsonl")).expect("transcript");
         for (cut, _) in cut_points(&data) {
-            let (a, b) = (incremental(&data[..cut]), cold(&data[..cut]));
+            let (a, b) = (incremental(&data[..cut], kind), cold(&data[..cut], kind));
             assert_eq!(
                 (a.state, a.candidate, &a.answer, a.offset),
                 (b.state, b.candidate, &b.answer, b.offset),
@@ -120,14 +140,20 @@ fn incremental_and_cold_agree_on_every_prefix() {
 
 #[test]
 fn every_finished_turn_yields_its_recorded_answer() {
-    for dir in corpus() {
+    for (dir, kind) in corpus() {
         let truth = json(dir.join("truth.json"));
         let data = std::fs::read(dir.join("transcript.jsonl")).expect("transcript");
         for turn in truth["turns"].as_array().expect("turns") {
-            let (Some(answer), Some(end)) = (turn["answer"].as_str(), turn["confirm_offset"].as_u64()) else {
+            // Codex's task_complete is the end itself; Claude's answer may
+            // need its confirming line.
+            let end = match kind {
+                AgentKind::Claude => turn["confirm_offset"].as_u64(),
+                AgentKind::Codex => turn["outcome_offset"].as_u64(),
+            };
+            let (Some(answer), Some(end)) = (turn["answer"].as_str(), end) else {
                 continue;
             };
-            let v = cold(&data[..end as usize]);
+            let v = cold(&data[..end as usize], kind);
             assert_eq!(v.state, State::Done, "{}: {}", dir.display(), v.reason);
             assert_eq!(v.answer.as_deref(), Some(answer), "{}", dir.display());
         }
@@ -153,7 +179,7 @@ fn screen_done_allowed(turns: &[Value], t: f64) -> bool {
 #[test]
 fn no_screen_frame_says_done_before_the_turn_finished() {
     let mut banners_seen = 0;
-    for dir in corpus() {
+    for (dir, kind) in corpus() {
         let truth = json(dir.join("truth.json"));
         let turns = truth["turns"].as_array().expect("turns");
         let frames = json(dir.join("frames.json"));
@@ -163,7 +189,7 @@ fn no_screen_frame_says_done_before_the_turn_finished() {
                 screen_text = ansi::strip(s);
             }
             let rows: Vec<&str> = screen_text.lines().collect();
-            let v = screen::classify(&rows);
+            let v = kind.classify_screen(&rows, frame["title"].as_str().unwrap_or_default());
             let t = frame["t"].as_f64().expect("t");
             if v.state == State::Done {
                 banners_seen += 1;
@@ -184,7 +210,7 @@ fn no_screen_frame_says_done_before_the_turn_finished() {
 
 #[test]
 fn screen_shows_working_or_waiting_while_every_turn_runs() {
-    for dir in corpus() {
+    for (dir, kind) in corpus() {
         let truth = json(dir.join("truth.json"));
         let frames = json(dir.join("frames.json"));
         let turns = truth["turns"].as_array().expect("turns");
@@ -203,7 +229,7 @@ fn screen_shows_working_or_waiting_while_every_turn_runs() {
             });
             if running {
                 let rows: Vec<&str> = screen_text.lines().collect();
-                let v = screen::classify(&rows);
+                let v = kind.classify_screen(&rows, frame["title"].as_str().unwrap_or_default());
                 // A turn that waits for permission is still running.
                 assert!(
                     matches!(v.state, State::Working | State::Waiting),
@@ -234,19 +260,23 @@ fn a_prompt_written_after_its_answers_does_not_reset_the_turn() {
         memchr_newline(&data, at)
     };
     for (cut, line_start) in cut_points(&data) {
-        for v in [incremental(&data[..cut]), cold(&data[..cut])] {
+        for v in [
+            incremental(&data[..cut], AgentKind::Claude),
+            cold(&data[..cut], AgentKind::Claude),
+        ] {
             if line_start < final_line_end {
                 assert_ne!(v.state, State::Done, "false done at byte {cut}: {}", v.reason);
             }
         }
     }
-    let v = cold(&data);
+    let v = cold(&data, AgentKind::Claude);
     assert_eq!(
         (v.state, v.answer.as_deref()),
         (State::Done, Some(final_answer)),
         "{}",
         v.reason
     );
-    let at_summary = cold(&data[..memchr_newline(&data, memchr::memmem::find(&data, b"stop_hook_summary").unwrap())]);
+    let summary_end = memchr_newline(&data, memchr::memmem::find(&data, b"stop_hook_summary").unwrap());
+    let at_summary = cold(&data[..summary_end], AgentKind::Claude);
     assert_eq!(at_summary.background_agents, 1, "{}", at_summary.reason);
 }

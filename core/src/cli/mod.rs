@@ -8,7 +8,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use turnstile_core::agent::AgentKind;
 use turnstile_core::transcript::TranscriptVerdict;
-use turnstile_core::{ansi, screen, session::SessionStatus};
+use turnstile_core::{ansi, session::SessionStatus};
 
 // Host-side libraries: no command is imported by another module.
 mod binding;
@@ -63,6 +63,12 @@ enum Command {
         /// A file holding the screen, or `-` for stdin.
         #[arg(default_value = "-")]
         file: PathBuf,
+        /// Whose screen: claude (default) or codex.
+        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        agent: AgentKind,
+        /// The pane's terminal title (Codex shows its state there too).
+        #[arg(long, default_value = "")]
+        title: String,
     },
     /// Classify a Claude Code JSONL transcript from its tail: {"state", "answer", …}.
     Transcript {
@@ -230,7 +236,7 @@ pub fn run() -> i32 {
 
 fn dispatch(command: Command) -> Result<()> {
     match command {
-        Command::Screen { file } => print_json(&screen_json(&read_text(&file)?)),
+        Command::Screen { file, agent, title } => print_json(&screen_json(&read_text(&file)?, agent, &title)),
         Command::Transcript { file } => print_json(&transcript_json(&report::classify_file(
             &file,
             report::kind_of_transcript(&file),
@@ -328,10 +334,10 @@ fn read_text(path: &Path) -> Result<String> {
     Ok(String::from_utf8_lossy(&read_bytes(path)?).into_owned())
 }
 
-fn screen_json(text: &str) -> Value {
+fn screen_json(text: &str, agent: AgentKind, title: &str) -> Value {
     let plain = ansi::strip(text);
     let rows: Vec<&str> = plain.lines().collect();
-    let v = screen::classify(&rows);
+    let v = agent.classify_screen(&rows, title);
     json!({
         "state": v.state,
         "source": "screen",

@@ -9,6 +9,7 @@ use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
 use turnstile_core::agent::AgentKind;
@@ -47,13 +48,20 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
 }
 
 /// The kind of agent a transcript file belongs to: Codex names its
-/// rollouts `rollout-….jsonl`.
+/// rollouts `rollout-….jsonl` and starts them with a `session_meta` line.
 pub fn kind_of_transcript(path: &Path) -> AgentKind {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    match name.starts_with("rollout-") {
-        true => AgentKind::Codex,
-        false => AgentKind::Claude,
+    if name.starts_with("rollout-") || starts_like_a_rollout(path) {
+        AgentKind::Codex
+    } else {
+        AgentKind::Claude
     }
+}
+
+fn starts_like_a_rollout(path: &Path) -> bool {
+    let mut head = [0u8; 256];
+    let n = File::open(path).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
+    memchr::memmem::find(&head[..n], br#""type":"session_meta""#).is_some()
 }
 
 /// Classifies a transcript file of `kind` cold, from its tail.

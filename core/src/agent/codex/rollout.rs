@@ -310,14 +310,15 @@ fn last_turn_start<R: Read + Seek>(file: &mut R, len: u64) -> io::Result<u64> {
     Ok(0)
 }
 
-/// Offset (within `lines`) of the last line that is a `task_started` event.
+/// Offset (within `lines`) of the last complete line (newline included: a
+/// half-written line does not count yet) that is a `task_started` event.
 fn last_started_line(lines: &[u8]) -> Option<usize> {
     let mut search_end = lines.len();
     while let Some(hit) = memchr::memmem::rfind(&lines[..search_end], TASK_STARTED) {
         let line_start = memchr::memrchr(b'\n', &lines[..hit]).map_or(0, |i| i + 1);
-        let line_end = memchr::memchr(b'\n', &lines[hit..]).map_or(lines.len(), |i| hit + i);
-        let parsed = serde_json::from_slice::<Line>(lines[line_start..line_end].trim_ascii());
-        if parsed.is_ok_and(|l| event_of(&l) == Event::Started) {
+        let complete = memchr::memchr(b'\n', &lines[hit..]).map(|i| hit + i);
+        let parsed = complete.map(|end| serde_json::from_slice::<Line>(lines[line_start..end].trim_ascii()));
+        if parsed.is_some_and(|p| p.is_ok_and(|l| event_of(&l) == Event::Started)) {
             return Some(line_start);
         }
         search_end = line_start;
@@ -403,7 +404,7 @@ mod tests {
         let mut prefix = Vec::new();
         for line in lines() {
             // Mid-line cuts too: the half-written line must not count.
-            for cut in [line.len() / 2, line.len()] {
+            for cut in [1, line.len() / 2, line.len() - 1, line.len()] {
                 let mut bytes = prefix.clone();
                 bytes.extend_from_slice(&line[..cut]);
                 let cold = classify_rollout_tail(&mut Cursor::new(&bytes)).unwrap().verdict();
