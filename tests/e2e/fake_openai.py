@@ -21,7 +21,9 @@ current turn (the last text a person typed; words after the first are free):
 Requests without tools (the thread title) get `{"title": "Fake title"}`.
 """
 import json, os, sys, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from fake_api import QuietServer
 
 SHELL_TOOLS = ("exec_command", "shell_command", "shell")
 
@@ -69,14 +71,6 @@ def shell_call(body, command, escalate=False):
     if escalate:
         args.update({"sandbox_permissions": "require_escalated", "justification": "The test needs this file."})
     return name, args
-
-
-class QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
 
 
 class FakeOpenAI:

@@ -6,6 +6,7 @@
 //! ([`super::tail`]), which runs this classifier from the last turn's start.
 
 use super::line::{self, AssistantPart, Event, LineMeta, Stop};
+use super::lines::{LineBuffer, Piece};
 use super::TranscriptVerdict;
 use crate::verdict::State;
 use std::collections::{HashSet, VecDeque};
@@ -67,8 +68,7 @@ impl Response {
 /// Incremental classifier of one transcript file.
 #[derive(Debug, Clone, Default)]
 pub struct Classifier {
-    partial: Vec<u8>,
-    skipping_long_line: bool,
+    lines: LineBuffer,
     offset: u64,
     line_number: Option<u64>,
     turn: Turn,
@@ -107,43 +107,21 @@ impl Classifier {
 
     /// Bytes of a half-written last line being held.
     pub fn pending_bytes(&self) -> usize {
-        self.partial.len()
+        self.lines.pending_bytes()
     }
 
     /// Feeds bytes appended to the file. Only complete lines change the verdict.
-    pub fn feed(&mut self, mut bytes: &[u8]) {
-        while let Some(newline) = memchr::memchr(b'\n', bytes) {
-            let (line, rest) = bytes.split_at(newline + 1);
-            self.finish_line(line);
-            bytes = rest;
-        }
-        self.hold(bytes);
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.feed(bytes, MAX_LINE_BYTES, |piece| self.finish_line(piece));
+        self.lines = lines;
     }
 
-    fn finish_line(&mut self, tail: &[u8]) {
-        let len = self.partial.len() as u64 + tail.len() as u64;
-        let pos = self.advance(len);
-        if std::mem::take(&mut self.skipping_long_line) {
-            self.note_invalid(pos, format!("line longer than {MAX_LINE_BYTES} bytes skipped"));
-        } else if self.partial.is_empty() {
-            self.apply(pos, tail);
-        } else {
-            let mut line = std::mem::take(&mut self.partial);
-            line.extend_from_slice(tail);
-            self.apply(pos, &line);
-        }
-        self.partial.clear();
-    }
-
-    fn hold(&mut self, bytes: &[u8]) {
-        if self.skipping_long_line {
-            return;
-        }
-        if self.partial.len() + bytes.len() > MAX_LINE_BYTES {
-            self.partial = Vec::new();
-            self.skipping_long_line = true;
-        } else {
-            self.partial.extend_from_slice(bytes);
+    fn finish_line(&mut self, piece: Piece<'_>) {
+        let pos = self.advance(piece.file_len());
+        match piece {
+            Piece::TooLong(_) => self.note_invalid(pos, format!("line longer than {MAX_LINE_BYTES} bytes skipped")),
+            Piece::Line(line) => self.apply(pos, line),
         }
     }
 

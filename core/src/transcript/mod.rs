@@ -13,6 +13,7 @@
 
 pub mod classifier;
 pub mod line;
+pub mod lines;
 pub mod tail;
 
 pub use classifier::Classifier;

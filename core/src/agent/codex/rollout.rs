@@ -10,6 +10,7 @@
 //! cold path reads the first line (the session) and the last turn, found
 //! backwards from the end; both agree on every prefix.
 
+use crate::transcript::lines::{LineBuffer, Piece};
 use crate::transcript::TranscriptVerdict;
 use crate::verdict::State;
 use serde::Deserialize;
@@ -89,8 +90,7 @@ fn may_matter(bytes: &[u8]) -> bool {
 /// Incremental classifier of one rollout.
 #[derive(Debug, Clone, Default)]
 pub struct RolloutClassifier {
-    partial: Vec<u8>,
-    skipping_long_line: bool,
+    lines: LineBuffer,
     offset: u64,
     session_id: Option<String>,
     started: bool,
@@ -124,40 +124,21 @@ impl RolloutClassifier {
 
     /// Bytes of a half-written last line being held.
     pub fn pending_bytes(&self) -> usize {
-        self.partial.len()
+        self.lines.pending_bytes()
     }
 
     /// Feeds bytes appended to the file. Only complete lines count.
-    pub fn feed(&mut self, mut bytes: &[u8]) {
-        while let Some(newline) = memchr::memchr(b'\n', bytes) {
-            let (line, rest) = bytes.split_at(newline + 1);
-            self.finish_line(line);
-            bytes = rest;
-        }
-        if self.skipping_long_line {
-            return;
-        }
-        if self.partial.len() + bytes.len() > MAX_LINE_BYTES {
-            self.partial = Vec::new();
-            self.skipping_long_line = true;
-        } else {
-            self.partial.extend_from_slice(bytes);
-        }
-    }
-
-    fn finish_line(&mut self, tail: &[u8]) {
-        let end = self.offset + self.partial.len() as u64 + tail.len() as u64;
-        if std::mem::take(&mut self.skipping_long_line) {
-            self.invalid_lines += 1;
-        } else if self.partial.is_empty() {
-            self.apply(tail, end);
-        } else {
-            let mut line = std::mem::take(&mut self.partial);
-            line.extend_from_slice(tail);
-            self.apply(&line, end);
-        }
-        self.partial.clear();
-        self.offset = end;
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.feed(bytes, MAX_LINE_BYTES, |piece| {
+            let end = self.offset + piece.file_len();
+            match piece {
+                Piece::Line(line) => self.apply(line, end),
+                Piece::TooLong(_) => self.invalid_lines += 1,
+            }
+            self.offset = end;
+        });
+        self.lines = lines;
     }
 
     /// Sets the session id (the cold path reads it from the first line).
