@@ -96,7 +96,16 @@ class RealCodex(unittest.TestCase):
             self.ready(z, "cx")
             self.submit(z, "cx", "perm:")
             wait_for("waiting", lambda: "waiting" in segment(z, "cx"), timeout=30)
-            z.action("write", "--pane-id", f"terminal_{z.pane_id('cx')}", "13")
+            # The hook says waiting ~0.7 s before the dialog is drawn, and the
+            # dialog takes keys only once drawn: press Enter until it goes.
+            wait_for("the dialog", lambda: "Press enter to confirm" in z.screen(), timeout=20)
+            for _ in range(5):
+                z.action("write", "--pane-id", f"terminal_{z.pane_id('cx')}", "13")
+                try:
+                    wait_for("the dialog gone", lambda: "Press enter to confirm" not in z.screen(), timeout=3)
+                    break
+                except AssertionError:
+                    continue
             wait_for("the approved call ran", lambda: self.openai.finished("perm:"), timeout=30)
             wait_for("confirmed done", lambda: is_confirmed_done(segment(z, "cx")), timeout=20)
 

@@ -2,9 +2,10 @@
 //! its process, read its screen and title, and classify its transcript;
 //! everything downstream (verdicts, the arbiter, routing, the bar) is the
 //! same for every kind. Claude Code's rules live in [`crate::screen`] and
-//! [`crate::transcript`]; Codex CLI's in [`codex`].
+//! [`crate::transcript`]; Codex CLI's in [`codex`]; Gemini CLI's in [`gemini`].
 
 pub mod codex;
+pub mod gemini;
 
 use crate::screen::{self, ScreenVerdict};
 use crate::transcript::{Classifier, TranscriptVerdict};
@@ -19,11 +20,13 @@ pub enum AgentKind {
     Claude,
     /// OpenAI's Codex CLI.
     Codex,
+    /// Google's Gemini CLI.
+    Gemini,
 }
 
 impl AgentKind {
     /// Every kind.
-    pub const ALL: [AgentKind; 2] = [AgentKind::Claude, AgentKind::Codex];
+    pub const ALL: [AgentKind; 3] = [AgentKind::Claude, AgentKind::Codex, AgentKind::Gemini];
 
     /// The kind a process's argv runs (`None`: not an agent).
     pub fn of_argv(argv: &[String]) -> Option<AgentKind> {
@@ -32,6 +35,8 @@ impl AgentKind {
         }
         if codex::is_codex_argv(argv) {
             Some(AgentKind::Codex)
+        } else if gemini::is_gemini_argv(argv) {
+            Some(AgentKind::Gemini)
         } else if crate::panes::is_agent_argv(argv) {
             Some(AgentKind::Claude)
         } else {
@@ -43,6 +48,8 @@ impl AgentKind {
     pub fn of_command(command: &str) -> Option<AgentKind> {
         if codex::is_codex_command(command) {
             Some(AgentKind::Codex)
+        } else if gemini::is_gemini_command(command) {
+            Some(AgentKind::Gemini)
         } else if crate::panes::is_agent_command(command) {
             Some(AgentKind::Claude)
         } else {
@@ -55,6 +62,7 @@ impl AgentKind {
         match self {
             AgentKind::Claude => "claude",
             AgentKind::Codex => "codex",
+            AgentKind::Gemini => "gemini",
         }
     }
 
@@ -63,6 +71,7 @@ impl AgentKind {
         match self {
             AgentKind::Claude => "cc",
             AgentKind::Codex => "cx",
+            AgentKind::Gemini => "gm",
         }
     }
 
@@ -76,6 +85,7 @@ impl AgentKind {
         match self {
             AgentKind::Claude => screen::classify(rows),
             AgentKind::Codex => codex::screen::classify(rows, title),
+            AgentKind::Gemini => gemini::screen::classify(rows, title),
         }
     }
 
@@ -84,6 +94,7 @@ impl AgentKind {
         match self {
             AgentKind::Claude => TranscriptClassifier::Claude(Box::default()),
             AgentKind::Codex => TranscriptClassifier::Codex(Box::default()),
+            AgentKind::Gemini => TranscriptClassifier::Gemini(Box::default()),
         }
     }
 }
@@ -106,6 +117,8 @@ pub enum TranscriptClassifier {
     Claude(Box<Classifier>),
     /// A Codex rollout.
     Codex(Box<codex::rollout::RolloutClassifier>),
+    /// A Gemini CLI chat log.
+    Gemini(Box<gemini::chat::ChatClassifier>),
 }
 
 impl TranscriptClassifier {
@@ -114,6 +127,7 @@ impl TranscriptClassifier {
         match self {
             TranscriptClassifier::Claude(c) => c.feed(bytes),
             TranscriptClassifier::Codex(c) => c.feed(bytes),
+            TranscriptClassifier::Gemini(c) => c.feed(bytes),
         }
     }
 
@@ -122,6 +136,7 @@ impl TranscriptClassifier {
         match self {
             TranscriptClassifier::Claude(c) => c.verdict(),
             TranscriptClassifier::Codex(c) => c.verdict(),
+            TranscriptClassifier::Gemini(c) => c.verdict(),
         }
     }
 }

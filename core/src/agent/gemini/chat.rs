@@ -1,0 +1,297 @@
+//! Gemini CLI's chat log (`~/.gemini/tmp/<project>/chats/session-….jsonl`):
+//! the authoritative source of a Gemini turn, with one trap.
+//!
+//! A header line (`sessionId`, …), then records `{id, type: user | gemini |
+//! info | error, content, toolCalls?}`. A record may be written again under
+//! its id (the later copy wins, in the first copy's place); `{"$set":
+//! {"messages": […]}}` rewrites the whole history. There is no turn-end
+//! record: a turn starts with a `user` record holding text, and ends with a
+//! `gemini` record without tool calls (done), an `info` "Request cancelled."
+//! (interrupted) or an `error` record (failed).
+//!
+//! The trap: nothing marks a running tool. A tool round's `gemini` record
+//! (the preamble) is first written without `toolCalls`, exactly like a final
+//! answer, and rewritten with them later. So a `gemini` record is only a
+//! done *candidate* (working, `candidate: done`): the screen going quiet, the
+//! `AfterAgent` hook or the next prompt confirms it. Cold reads replay the
+//! file (the log is rewritten in place, so its tail alone cannot be trusted);
+//! both paths share this classifier and agree on every prefix.
+
+use crate::transcript::lines::{LineBuffer, Piece};
+use crate::transcript::TranscriptVerdict;
+use crate::verdict::State;
+use serde_json::Value;
+use std::io::{self, Read};
+
+/// A line longer than this is skipped (with a reason) instead of buffered.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// One record of the current turn.
+#[derive(Debug, Clone, PartialEq)]
+struct Record {
+    id: String,
+    kind: Kind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    /// A person's prompt.
+    Prompt,
+    /// Tool results handed back to the model.
+    ToolResults,
+    /// The model's text; with the tool calls it made, if any.
+    Model { text: String, tool_calls: usize },
+    Cancelled,
+    Error(String),
+    OtherInfo,
+}
+
+fn kind_of(record: &Value) -> Option<Kind> {
+    let content = record.get("content");
+    let text = || content.and_then(Value::as_str).unwrap_or_default().to_owned();
+    Some(match record.get("type")?.as_str()? {
+        "user" => {
+            let parts = content.and_then(Value::as_array);
+            let tool_results = parts.is_some_and(|p| p.iter().any(|p| p.get("functionResponse").is_some()));
+            // The CLI's own context, written as the history's first message.
+            let context = parts.is_some_and(|p| {
+                p.iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .all(|t| t.trim_start().starts_with("<session_context>"))
+            });
+            match (tool_results, context) {
+                (true, _) => Kind::ToolResults,
+                (false, true) => Kind::OtherInfo,
+                (false, false) => Kind::Prompt,
+            }
+        }
+        "gemini" => Kind::Model {
+            text: text(),
+            tool_calls: record.get("toolCalls").and_then(Value::as_array).map_or(0, Vec::len),
+        },
+        "info" if text().trim() == "Request cancelled." => Kind::Cancelled,
+        "info" => Kind::OtherInfo,
+        "error" => Kind::Error(text()),
+        _ => return None,
+    })
+}
+
+/// Incremental classifier of one chat log.
+#[derive(Debug, Clone, Default)]
+pub struct ChatClassifier {
+    lines: LineBuffer,
+    offset: u64,
+    session_id: Option<String>,
+    /// The records of the current turn, its prompt first.
+    turn: Vec<Record>,
+    decided_offset: Option<u64>,
+    decided_at: Option<String>,
+    invalid_lines: u64,
+}
+
+impl ChatClassifier {
+    /// A classifier for a file read from its first byte.
+    pub fn new() -> Self {
+        ChatClassifier::default()
+    }
+
+    /// Bytes consumed so far as complete lines.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Bytes of a half-written last line being held.
+    pub fn pending_bytes(&self) -> usize {
+        self.lines.pending_bytes()
+    }
+
+    /// Feeds bytes appended to the file. Only complete lines count.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.feed(bytes, MAX_LINE_BYTES, |piece| {
+            let end = self.offset + piece.file_len();
+            match piece {
+                Piece::Line(line) => self.apply(line, end),
+                Piece::TooLong(_) => self.invalid_lines += 1,
+            }
+            self.offset = end;
+        });
+        self.lines = lines;
+    }
+
+    fn apply(&mut self, bytes: &[u8], end: u64) {
+        let bytes = bytes.trim_ascii();
+        if bytes.is_empty() {
+            return;
+        }
+        let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+            self.invalid_lines += 1;
+            return;
+        };
+        if let Some(id) = value.get("sessionId").and_then(Value::as_str) {
+            self.session_id = Some(id.to_owned());
+            return;
+        }
+        let changed = match value.get("$set") {
+            Some(set) => set
+                .get("messages")
+                .and_then(Value::as_array)
+                .is_some_and(|history| self.rewrite(history)),
+            None => self.record(&value),
+        };
+        if changed {
+            self.decided_offset = Some(end);
+            self.decided_at = value.get("timestamp").and_then(Value::as_str).map(str::to_owned);
+        }
+    }
+
+    /// A record written (again): true when the turn changed.
+    fn record(&mut self, value: &Value) -> bool {
+        let (Some(id), Some(kind)) = (value.get("id").and_then(Value::as_str), kind_of(value)) else {
+            return false;
+        };
+        if let Some(old) = self.turn.iter_mut().find(|r| r.id == id) {
+            let changed = old.kind != kind;
+            old.kind = kind;
+            return changed;
+        }
+        if kind == Kind::Prompt {
+            self.turn.clear();
+        } else if self.turn.is_empty() {
+            return false; // a record of a turn whose prompt was not seen
+        }
+        self.turn.push(Record { id: id.to_owned(), kind });
+        true
+    }
+
+    /// The whole history rewritten: the current turn is its last prompt on.
+    fn rewrite(&mut self, history: &[Value]) -> bool {
+        let before = std::mem::take(&mut self.turn);
+        for value in history {
+            self.record(value);
+        }
+        before != self.turn
+    }
+
+    /// The verdict after everything fed so far.
+    pub fn verdict(&self) -> TranscriptVerdict {
+        let (state, candidate, answer, why) = self.judge();
+        TranscriptVerdict {
+            state,
+            reason: match self.decided_offset {
+                Some(end) => format!("{why} (bytes ..{end})"),
+                None => why,
+            },
+            session_id: self.session_id.clone(),
+            since: self.decided_at.clone(),
+            answer,
+            candidate,
+            line: None,
+            offset: self.decided_offset,
+            pending_tools: 0,
+            background_agents: 0,
+            invalid_lines: self.invalid_lines,
+        }
+    }
+
+    /// (state, candidate, answer, why) of the current turn: the first
+    /// record that ends it decides; otherwise the last one.
+    fn judge(&self) -> (State, Option<State>, Option<String>, String) {
+        if self.turn.is_empty() {
+            return (State::Unknown, None, None, "no prompt yet".into());
+        }
+        for record in &self.turn {
+            match &record.kind {
+                Kind::Cancelled => return (State::Interrupted, None, None, "Request cancelled.".into()),
+                Kind::Error(text) => return (State::Failed, None, None, format!("error record: {text}")),
+                _ => {}
+            }
+        }
+        let last = self.turn.iter().rev().find(|r| r.kind != Kind::OtherInfo);
+        match last.map(|r| &r.kind) {
+            Some(Kind::Model { text, tool_calls: 0 }) => (
+                State::Working,
+                Some(State::Done),
+                Some(text.clone()),
+                "a model answer without tool calls: maybe final, maybe a tool round's preamble; needs confirmation"
+                    .into(),
+            ),
+            Some(Kind::Model { .. }) => (State::Working, None, None, "the model called tools".into()),
+            Some(Kind::ToolResults) => (State::Working, None, None, "tool results went back to the model".into()),
+            _ => (State::Working, None, None, "a prompt: the turn runs".into()),
+        }
+    }
+}
+
+/// Classifies a chat log cold: the whole file through the incremental
+/// classifier (its history may be rewritten anywhere).
+pub fn classify_chat<R: Read>(file: &mut R) -> io::Result<ChatClassifier> {
+    let mut classifier = ChatClassifier::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        let n = file.read(&mut chunk)?;
+        if n == 0 {
+            return Ok(classifier);
+        }
+        classifier.feed(&chunk[..n]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURE: &[u8] = include_bytes!("../../../../tests/fixtures/gemini/chats/five-turns.jsonl");
+
+    /// (1-based line, state, candidate) after each line that changes the turn,
+    /// checked by hand against the recording (README beside the fixture).
+    const TRUTH: &[(usize, State, Option<State>)] = &[
+        (3, State::Working, None),
+        (5, State::Working, Some(State::Done)), // the preamble, before its rewrite
+        (7, State::Working, None),              // rewritten with its tool call
+        (8, State::Working, None),
+        (10, State::Working, Some(State::Done)), // the answer: a candidate
+        (12, State::Working, None),
+        (14, State::Working, Some(State::Done)),
+        (16, State::Working, None),
+        (18, State::Working, Some(State::Done)), // the history rewritten without the failed prompt
+        (19, State::Failed, None),
+        (23, State::Working, None),
+        (25, State::Working, Some(State::Done)),
+        (27, State::Interrupted, None),
+    ];
+
+    #[test]
+    fn every_prefix_of_a_real_log_has_the_hand_checked_state() {
+        let mut c = ChatClassifier::new();
+        for (i, line) in FIXTURE.split_inclusive(|b| *b == b'\n').enumerate() {
+            c.feed(line);
+            let v = c.verdict();
+            let expected = TRUTH.iter().rev().find(|(l, _, _)| *l <= i + 1);
+            let (state, candidate) = expected.map_or((State::Unknown, None), |(_, s, c)| (*s, *c));
+            assert_eq!((v.state, v.candidate), (state, candidate), "after line {}: {}", i + 1, v.reason);
+            assert_ne!(v.state, State::Done, "the log alone never says done");
+        }
+        assert_eq!(c.verdict().session_id.as_deref(), Some("b8b939b4-4e60-4781-af53-43e6c40f1990"));
+    }
+
+    #[test]
+    fn the_answer_is_the_last_model_text() {
+        let mut c = ChatClassifier::new();
+        let lines: Vec<&[u8]> = FIXTURE.split_inclusive(|b| *b == b'\n').collect();
+        lines[..10].iter().for_each(|l| c.feed(l));
+        assert_eq!(c.verdict().answer.as_deref(), Some("Done: slept 3s."));
+        assert!(c.verdict().offset.is_some());
+    }
+
+    #[test]
+    fn cold_and_incremental_agree_and_bad_lines_are_counted() {
+        let cold = classify_chat(&mut &FIXTURE[..]).unwrap().verdict();
+        let mut hot = ChatClassifier::new();
+        FIXTURE.chunks(333).for_each(|c| hot.feed(c));
+        assert_eq!(cold, hot.verdict());
+        let mut c = ChatClassifier::new();
+        c.feed(b"{\"id\":\"1\",\"type\":\"user\",\"content\":[{\"text\":\"hi\"}]}\n{broken\n");
+        assert_eq!((c.verdict().state, c.verdict().invalid_lines), (State::Working, 1));
+    }
+}
