@@ -33,6 +33,9 @@ pub struct HookEvent {
     /// `Stop` (recent releases): the turn's final answer.
     #[serde(default)]
     pub last_assistant_message: Option<String>,
+    /// Gemini CLI's `AfterAgent`: the turn's answer (also sent on cancel and error).
+    #[serde(default)]
+    pub prompt_response: Option<String>,
     /// `Stop` (recent releases): background tasks still running.
     #[serde(default)]
     pub background_tasks: Option<Vec<Value>>,
@@ -69,6 +72,11 @@ impl HookEvent {
                 "StopFailure hook: an API error ended the turn".to_owned(),
             ),
             "PermissionRequest" => (State::Waiting, "PermissionRequest hook".to_owned()),
+            // Gemini CLI's names.
+            "BeforeAgent" => (State::Working, "BeforeAgent hook: a turn started".to_owned()),
+            "Notification" if self.notification_type.as_deref() == Some("ToolPermission") => {
+                (State::Waiting, "Notification hook: tool permission".to_owned())
+            }
             "Notification" if self.notification_type.as_deref() == Some("permission_prompt") => {
                 (State::Waiting, "Notification hook: permission prompt".to_owned())
             }

@@ -148,7 +148,7 @@ fn every_finished_turn_yields_its_recorded_answer() {
             // need its confirming line.
             let end = match kind {
                 AgentKind::Claude => turn["confirm_offset"].as_u64(),
-                AgentKind::Codex => turn["outcome_offset"].as_u64(),
+                AgentKind::Codex | AgentKind::Gemini => turn["outcome_offset"].as_u64(),
             };
             let (Some(answer), Some(end)) = (turn["answer"].as_str(), end) else {
                 continue;

@@ -241,7 +241,9 @@ fn codex_claim(session: &str, agent: &AgentProcess, home: &CodexHome) -> Claim {
 /// Code), the rollouts of the recent days started in its folder (Codex).
 fn candidates_of(agent: &AgentProcess) -> Vec<Candidate> {
     match (&agent.home, &agent.cwd) {
-        (AgentHome::Claude(_), _) => agent.project_folder().as_deref().map(candidates).unwrap_or_default(),
+        (AgentHome::Claude(_) | AgentHome::Gemini(_), _) => {
+            agent.project_folder().as_deref().map(candidates).unwrap_or_default()
+        }
         (AgentHome::Codex(home), Some(cwd)) => home
             .day_folders(super::clock::now_ms())
             .iter()

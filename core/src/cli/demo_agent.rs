@@ -8,7 +8,7 @@
 
 use super::clock::now_ms;
 use super::home::{ClaudeHome, CodexHome};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::fs::{self, OpenOptions};
@@ -175,6 +175,9 @@ impl Agent {
             options.seed & 0xffff,
             now_ms()
         );
+        if options.kind == AgentKind::Gemini {
+            bail!("demo-agent plays claude or codex");
+        }
         let (transcript, status_file) = match options.kind {
             AgentKind::Claude => {
                 let home = ClaudeHome::at(&options.home);
@@ -184,7 +187,7 @@ impl Agent {
                     home.status_file(pid),
                 )
             }
-            AgentKind::Codex => {
+            AgentKind::Codex | AgentKind::Gemini => {
                 let day = CodexHome::at(&options.home).day_folders(now_ms())[1].clone();
                 (day.join(format!("rollout-demo-{session_id}.jsonl")), PathBuf::new())
             }
@@ -453,7 +456,7 @@ impl Agent {
         while Instant::now() < end {
             let glyph = GLYPHS[i % GLYPHS.len()];
             let line = match self.kind {
-                AgentKind::Claude => format!(
+                AgentKind::Claude | AgentKind::Gemini => format!(
                     "{glyph} {stem}ing… ({}s · ↓ {} tokens)",
                     started.elapsed().as_secs(),
                     20 + i
@@ -516,8 +519,10 @@ impl Agent {
         self.title_frame.set(frame);
         let title = match (self.kind, self.title_override.borrow().clone(), busy) {
             (_, Some(title), _) => title,
-            (AgentKind::Claude, None, true) => format!("{} {}", TURNING[frame % TURNING.len()], self.name),
-            (AgentKind::Claude, None, false) => format!("✳ {}", self.name),
+            (AgentKind::Claude | AgentKind::Gemini, None, true) => {
+                format!("{} {}", TURNING[frame % TURNING.len()], self.name)
+            }
+            (AgentKind::Claude | AgentKind::Gemini, None, false) => format!("✳ {}", self.name),
             (AgentKind::Codex, None, true) => format!("{} {}", BRAILLE[frame % BRAILLE.len()], self.name),
             (AgentKind::Codex, None, false) => self.name.clone(),
         };
@@ -526,7 +531,7 @@ impl Agent {
 
     fn draw_lines(&self, dialog: &[&str]) {
         let room = match self.kind {
-            AgentKind::Claude => 10,
+            AgentKind::Claude | AgentKind::Gemini => 10,
             AgentKind::Codex => terminal_rows().saturating_sub(dialog.len() + 1).max(1),
         };
         let mut lines: Vec<String> = self.history.iter().rev().take(room).rev().cloned().collect();

@@ -2,7 +2,7 @@
 //! of each pane (its environment holds `ZELLIJ_PANE_ID` and
 //! `ZELLIJ_SESSION_NAME`), with its kind, working directory and home.
 
-use super::home::{demo_home, AgentHome, ClaudeHome, CodexHome};
+use super::home::{demo_home, AgentHome, ClaudeHome, CodexHome, GeminiHome};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,14 +30,17 @@ impl AgentProcess {
     pub fn status_file(&self) -> Option<PathBuf> {
         match &self.home {
             AgentHome::Claude(home) => Some(home.status_file(self.pid)),
-            AgentHome::Codex(_) => None,
+            AgentHome::Codex(_) | AgentHome::Gemini(_) => None,
         }
     }
 
-    /// The transcripts' folder of its project (Claude Code).
+    /// The transcripts' folder of its project (Claude Code's project folder,
+    /// Gemini CLI's chats folder; Codex files rollouts by day).
     pub fn project_folder(&self) -> Option<PathBuf> {
+        let cwd = self.cwd.as_deref()?;
         match &self.home {
-            AgentHome::Claude(home) => self.cwd.as_deref().map(|cwd| home.project(cwd)),
+            AgentHome::Claude(home) => Some(home.project(cwd)),
+            AgentHome::Gemini(home) => Some(home.chats(cwd)),
             AgentHome::Codex(_) => None,
         }
     }
@@ -54,6 +57,7 @@ impl AgentProcess {
                 dirs
             }
             AgentHome::Codex(home) => home.day_folders(now),
+            AgentHome::Gemini(_) => self.project_folder().into_iter().collect(),
         }
     }
 
@@ -114,6 +118,8 @@ fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
         (AgentKind::Codex, None) => AgentHome::Codex(CodexHome::from_env(var)?),
         (AgentKind::Claude, Some(home)) => AgentHome::Claude(ClaudeHome::at(home)),
         (AgentKind::Claude, None) => AgentHome::Claude(ClaudeHome::from_env(var)?),
+        (AgentKind::Gemini, Some(home)) => AgentHome::Gemini(GeminiHome::at(home)),
+        (AgentKind::Gemini, None) => AgentHome::Gemini(GeminiHome::from_env(var)?),
     };
     Some(AgentProcess {
         pid,

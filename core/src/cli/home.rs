@@ -135,14 +135,48 @@ fn civil_date(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
+/// Gemini CLI's home folder (`~/.gemini`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeminiHome(PathBuf);
+
+impl GeminiHome {
+    /// The home at `root`.
+    pub fn at(root: impl Into<PathBuf>) -> GeminiHome {
+        GeminiHome(root.into())
+    }
+
+    /// The home a process with this environment uses: `$HOME/.gemini`.
+    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Option<GeminiHome> {
+        Some(GeminiHome::at(PathBuf::from(var("HOME")?).join(".gemini")))
+    }
+
+    /// The home of the user running turnstile.
+    pub fn of_user() -> Option<GeminiHome> {
+        GeminiHome::from_env(|name| std::env::var(name).ok())
+    }
+
+    /// The chat logs of the project in `cwd` (`tmp/<folder name>/chats`).
+    pub fn chats(&self, cwd: &Path) -> PathBuf {
+        let name = cwd
+            .file_name()
+            .map_or_else(|| "root".into(), |n| n.to_string_lossy().into_owned());
+        self.0.join("tmp").join(name).join("chats")
+    }
+
+    /// Its settings file (where hooks are installed).
+    pub fn settings(&self) -> PathBuf {
+        self.0.join("settings.json")
+    }
+}
+
 /// The simulated agents' default home of `kind`, under `tmpdir` (default:
 /// the system's temporary folder), never the user's real one.
 pub fn demo_home(kind: AgentKind, tmpdir: Option<&Path>) -> PathBuf {
     match kind {
         AgentKind::Claude => ClaudeHome::demo(tmpdir).root().to_path_buf(),
-        AgentKind::Codex => {
+        AgentKind::Codex | AgentKind::Gemini => {
             let tmp = tmpdir.map(Path::to_path_buf).unwrap_or_else(std::env::temp_dir);
-            tmp.join("turnstile-demo").join(".codex")
+            tmp.join("turnstile-demo").join(format!(".{}", kind.name()))
         }
     }
 }
@@ -154,6 +188,8 @@ pub enum AgentHome {
     Claude(ClaudeHome),
     /// Codex CLI's.
     Codex(CodexHome),
+    /// Gemini CLI's.
+    Gemini(GeminiHome),
 }
 
 /// Claude Code's project folder name for a working directory.

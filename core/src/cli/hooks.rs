@@ -9,7 +9,7 @@
 
 use super::binding::HookRecord;
 use super::clock::now_ms;
-use super::home::{ClaudeHome, CodexHome};
+use super::home::{ClaudeHome, CodexHome, GeminiHome};
 use super::report::classify_file;
 use super::{push, spool};
 use anyhow::{bail, Context, Result};
@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use turnstile_core::agent::AgentKind;
 use turnstile_core::hook::HookEvent;
 use turnstile_core::protocol::{AgentBinding, PaneReport};
-use turnstile_core::Millis;
+use turnstile_core::transcript::TranscriptVerdict;
+use turnstile_core::{Millis, Source, State, Verdict};
 
 /// The hook events turnstile listens to by default. Every release we know
 /// accepts them; an unknown key makes Claude Code reject the whole settings
@@ -44,6 +45,15 @@ const MAX_PAYLOAD: u64 = 8 << 20;
 /// The hook events installed for Codex CLI (its hooks are shaped like
 /// Claude Code's; an interrupt or a failed turn fires none of them).
 pub const CODEX_EVENTS: &[&str] = &["SessionStart", "UserPromptSubmit", "Stop", "PermissionRequest"];
+
+/// The hook events installed for Gemini CLI.
+pub const GEMINI_EVENTS: &[&str] = &[
+    "SessionStart",
+    "BeforeAgent",
+    "AfterAgent",
+    "Notification",
+    "SessionEnd",
+];
 
 /// Runs the hook of an agent of `kind`; every failure is swallowed (the
 /// agent must not notice).
@@ -74,20 +84,29 @@ fn hook_inner(kind: AgentKind) -> Option<()> {
 /// transcript as it is now ([`HookEvent::verdict_given`]) and carries the
 /// answer (from the payload, else from the transcript).
 /// Codex fires `Stop` only for a turn that ended well (a few ms before its
-/// rollout says so), with the answer: a done as it stands.
+/// rollout says so), with the answer: a done as it stands. Gemini CLI's
+/// `AfterAgent` fires on every turn end, also on cancel and error: its chat
+/// log, read now, says which (a done candidate there is confirmed).
 pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -> Option<PaneReport> {
-    let transcript = match (kind, event.hook_event_name.as_str(), event.transcript_path.as_deref()) {
-        (AgentKind::Claude, "Stop", Some(path)) => classify_file(Path::new(path), kind, false).ok(),
+    let turn_end = matches!(
+        (kind, event.hook_event_name.as_str()),
+        (AgentKind::Claude, "Stop") | (AgentKind::Gemini, "AfterAgent")
+    );
+    let transcript = match (turn_end, event.transcript_path.as_deref()) {
+        (true, Some(path)) => classify_file(Path::new(path), kind, false).ok(),
         _ => None,
     };
     let verdict = match kind {
         AgentKind::Claude => event.verdict_given(now, transcript.as_ref())?,
         AgentKind::Codex => event.verdict(now)?,
+        AgentKind::Gemini if turn_end => gemini_turn_end(now, transcript.as_ref()),
+        AgentKind::Gemini => event.verdict(now)?,
     };
     let answer = event
         .last_assistant_message
         .clone()
-        .or_else(|| transcript.and_then(|t| t.answer));
+        .or_else(|| transcript.and_then(|t| t.answer))
+        .or_else(|| event.prompt_response.clone().filter(|_| verdict.state == State::Done));
     Some(PaneReport {
         pane,
         agent: Some(AgentBinding {
@@ -101,6 +120,25 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -
         answer,
         since: None,
     })
+}
+
+/// Gemini's `AfterAgent` judged by the chat log: its cancel or error, else
+/// the answer it holds is the turn's end.
+fn gemini_turn_end(now: Millis, log: Option<&TranscriptVerdict>) -> Verdict {
+    let (state, reason) = match log.map(|t| (t.state, t.candidate)) {
+        Some((State::Interrupted | State::Failed, _)) => {
+            let state = log.map_or(State::Unknown, |t| t.state);
+            (state, format!("AfterAgent hook; the chat log says {state}"))
+        }
+        Some((State::Done, _) | (_, Some(State::Done))) => (State::Done, "AfterAgent hook: the answer is final".into()),
+        _ => (
+            State::Working,
+            "AfterAgent hook, but the chat log shows the turn going on".into(),
+        ),
+    };
+    let mut verdict = Verdict::new(state, Source::Hook, reason, now);
+    verdict.key = Some(format!("AfterAgent@{now}"));
+    verdict
 }
 
 /// What `install-hooks` changes.
@@ -141,6 +179,7 @@ pub fn install(options: &InstallOptions) -> Result<String> {
             .copied()
             .collect(),
         AgentKind::Codex => CODEX_EVENTS.to_vec(),
+        AgentKind::Gemini => GEMINI_EVENTS.to_vec(),
     };
     let changed = if options.uninstall {
         remove_hooks(&mut settings)
@@ -177,6 +216,15 @@ pub fn install(options: &InstallOptions) -> Result<String> {
 }
 
 fn settings_path(project: bool, agent: AgentKind) -> Result<PathBuf> {
+    if agent == AgentKind::Gemini {
+        if project {
+            return Ok(std::env::current_dir()
+                .context("no current directory")?
+                .join(".gemini/settings.json"));
+        }
+        let home = GeminiHome::of_user().context("HOME is not set")?;
+        return Ok(home.settings());
+    }
     if agent == AgentKind::Codex {
         if project {
             bail!("Codex reads hooks from $CODEX_HOME/hooks.json only: drop --project");
@@ -199,6 +247,7 @@ fn hook_command(agent: AgentKind) -> Result<String> {
     Ok(match agent {
         AgentKind::Claude => format!("{exe} hook"),
         AgentKind::Codex => format!("{exe} hook --agent codex"),
+        AgentKind::Gemini => format!("{exe} hook --agent gemini"),
     })
 }
 
@@ -213,7 +262,10 @@ fn shell_quote(s: &str) -> String {
 /// True for a hook command that runs turnstile's hook.
 fn is_ours(hook: &Value) -> bool {
     hook.get("command").and_then(Value::as_str).is_some_and(|c| {
-        let c = c.trim_end().trim_end_matches(" --agent codex");
+        let c = c
+            .trim_end()
+            .trim_end_matches(" --agent codex")
+            .trim_end_matches(" --agent gemini");
         c.ends_with("turnstile hook") || c.ends_with("turnstile' hook")
     })
 }
@@ -235,7 +287,12 @@ fn add_hooks(settings: &mut Value, command: &str, events: &[&str]) -> bool {
             .flatten()
             .any(is_ours);
         if !present {
-            groups.push(json!({"hooks": [{"type": "command", "command": command, "timeout": 5}]}));
+            let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": 5}]});
+            if command.ends_with("--agent gemini") {
+                // Gemini CLI wants a matcher on every group.
+                group["matcher"] = json!("*");
+            }
+            groups.push(group);
             changed = true;
         }
     }

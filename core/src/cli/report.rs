@@ -12,6 +12,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
+use turnstile_core::agent::gemini::chat::classify_chat;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::protocol::{HostReport, PaneReport};
 use turnstile_core::session::SessionStatus;
@@ -48,28 +49,32 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
 }
 
 /// The kind of agent a transcript file belongs to: Codex names its
-/// rollouts `rollout-….jsonl` and starts them with a `session_meta` line.
+/// rollouts `rollout-….jsonl` and starts them with a `session_meta` line;
+/// Gemini CLI keeps `chats/session-….jsonl` starting with a header that
+/// names the `projectHash`.
 pub fn kind_of_transcript(path: &Path) -> AgentKind {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    if name.starts_with("rollout-") || starts_like_a_rollout(path) {
+    let in_chats = path.parent().and_then(Path::file_name).is_some_and(|n| n == "chats");
+    let mut head = [0u8; 512];
+    let n = File::open(path).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
+    let starts_with = |key: &[u8]| memchr::memmem::find(&head[..n], key).is_some();
+    if name.starts_with("rollout-") || starts_with(br#""type":"session_meta""#) {
         AgentKind::Codex
+    } else if (in_chats && name.starts_with("session-")) || starts_with(br#""projectHash""#) {
+        AgentKind::Gemini
     } else {
         AgentKind::Claude
     }
 }
 
-fn starts_like_a_rollout(path: &Path) -> bool {
-    let mut head = [0u8; 256];
-    let n = File::open(path).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
-    memchr::memmem::find(&head[..n], br#""type":"session_meta""#).is_some()
-}
-
 /// Classifies a transcript file of `kind` cold, from its tail.
 pub fn classify_file(path: &Path, kind: AgentKind, count_lines: bool) -> Result<TranscriptVerdict> {
     let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    if kind == AgentKind::Codex {
-        let classifier = classify_rollout_tail(&mut file).with_context(|| format!("cannot read {}", path.display()))?;
-        return Ok(classifier.verdict());
+    let read = || format!("cannot read {}", path.display());
+    match kind {
+        AgentKind::Codex => return Ok(classify_rollout_tail(&mut file).with_context(read)?.verdict()),
+        AgentKind::Gemini => return Ok(classify_chat(&mut file).with_context(read)?.verdict()),
+        AgentKind::Claude => {}
     }
     let options = TailOptions {
         count_lines,

@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
+use turnstile_core::agent::gemini::chat::classify_chat;
 use turnstile_core::agent::{AgentKind, TranscriptClassifier};
 use turnstile_core::protocol::PaneReport;
 use turnstile_core::transcript::{classify_tail, TailOptions};
@@ -64,6 +65,11 @@ impl Tracked {
                 let c = classify_rollout_tail(&mut file).ok()?;
                 let len = c.offset() + c.pending_bytes() as u64;
                 (TranscriptClassifier::Codex(Box::new(c)), len)
+            }
+            AgentKind::Gemini => {
+                let c = classify_chat(&mut file).ok()?;
+                let len = c.offset() + c.pending_bytes() as u64;
+                (TranscriptClassifier::Gemini(Box::new(c)), len)
             }
         };
         Some(Tracked { classifier, len })

@@ -40,7 +40,10 @@ enum Kind {
     /// Tool results handed back to the model.
     ToolResults,
     /// The model's text; with the tool calls it made, if any.
-    Model { text: String, tool_calls: usize },
+    Model {
+        text: String,
+        tool_calls: usize,
+    },
     Cancelled,
     Error(String),
     OtherInfo,
@@ -160,7 +163,10 @@ impl ChatClassifier {
         } else if self.turn.is_empty() {
             return false; // a record of a turn whose prompt was not seen
         }
-        self.turn.push(Record { id: id.to_owned(), kind });
+        self.turn.push(Record {
+            id: id.to_owned(),
+            kind,
+        });
         true
     }
 
@@ -269,10 +275,19 @@ mod tests {
             let v = c.verdict();
             let expected = TRUTH.iter().rev().find(|(l, _, _)| *l <= i + 1);
             let (state, candidate) = expected.map_or((State::Unknown, None), |(_, s, c)| (*s, *c));
-            assert_eq!((v.state, v.candidate), (state, candidate), "after line {}: {}", i + 1, v.reason);
+            assert_eq!(
+                (v.state, v.candidate),
+                (state, candidate),
+                "after line {}: {}",
+                i + 1,
+                v.reason
+            );
             assert_ne!(v.state, State::Done, "the log alone never says done");
         }
-        assert_eq!(c.verdict().session_id.as_deref(), Some("b8b939b4-4e60-4781-af53-43e6c40f1990"));
+        assert_eq!(
+            c.verdict().session_id.as_deref(),
+            Some("b8b939b4-4e60-4781-af53-43e6c40f1990")
+        );
     }
 
     #[test]

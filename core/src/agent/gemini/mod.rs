@@ -33,7 +33,9 @@ mod tests {
     #[test]
     fn gemini_processes() {
         let argv = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
-        assert!(is_gemini_argv(&argv("node /c/node_modules/@google/gemini-cli/bundle/gemini.js")));
+        assert!(is_gemini_argv(&argv(
+            "node /c/node_modules/@google/gemini-cli/bundle/gemini.js"
+        )));
         assert!(is_gemini_argv(&argv("node --no-warnings=DEP0040 /usr/bin/gemini")));
         assert!(is_gemini_argv(&argv("/usr/local/bin/gemini -m flash")));
         assert!(!is_gemini_argv(&argv("node server.js")));

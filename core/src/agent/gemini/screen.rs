@@ -148,9 +148,19 @@ mod tests {
 
     #[test]
     fn a_finished_tool_box_at_the_bottom_means_the_answer_is_still_to_come() {
-        let rows = ["✦ Running it.", "╭────╮", "│ ✓  Shell sleep 3 │", "╰────╯", "? for shortcuts", ">   Type"];
+        let rows = [
+            "✦ Running it.",
+            "╭────╮",
+            "│ ✓  Shell sleep 3 │",
+            "╰────╯",
+            "? for shortcuts",
+            ">   Type",
+        ];
         assert_eq!(classify(&rows, "").state, State::Working);
-        assert!(!classify(&rows, "◇  Ready (work)").is_quiet(), "never confirms a preamble");
+        assert!(
+            !classify(&rows, "◇  Ready (work)").is_quiet(),
+            "never confirms a preamble"
+        );
     }
 
     #[test]
