@@ -106,3 +106,44 @@ def prepare_codex_home(home, work, api, hooks):
 def codex_ready(screen):
     """Codex drew its composer."""
     return "Ask Codex to do anything" in screen or "for shortcuts" in screen
+
+
+def gemini_command():
+    """argv that starts the pinned Gemini CLI on node (installed and cached on first use)."""
+    path = os.environ.get("TURNSTILE_GEMINI") or subprocess.check_output(
+        [os.path.join(ROOT, "scripts", "ensure-gemini")], text=True).strip()
+    return ["node", path]
+
+
+def gemini_argv(api):
+    """A pane command: Gemini CLI against the fake Gemini API (its home is the
+    sandbox's `~/.gemini`, prepared by `prepare_gemini_home`)."""
+    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "TERM_PROGRAM=", "GEMINI_API_KEY=fake-key",
+           f"GOOGLE_GEMINI_BASE_URL={api.url}"]
+    return env + gemini_command()
+
+
+def prepare_gemini_home(home, work, hooks, allow_sleep=False):
+    """Gemini CLI's settings in a sandbox HOME: API-key auth, a pinned model,
+    no update check or telemetry, the work folder trusted; our hooks if
+    asked; `sleep` allowed without approval if asked."""
+    gemini = os.path.join(home, ".gemini")
+    os.makedirs(os.path.join(gemini, "policies"), exist_ok=True)
+    with open(os.path.join(gemini, "settings.json"), "w") as f:
+        json.dump({"security": {"auth": {"selectedType": "gemini-api-key"}}, "model": {"name": "gemini-2.5-flash"},
+                   "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+                   "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False}}, f)
+    with open(os.path.join(gemini, "trustedFolders.json"), "w") as f:
+        json.dump({work: "TRUST_FOLDER"}, f)
+    if allow_sleep:
+        with open(os.path.join(gemini, "policies", "allow-sleep.toml"), "w") as f:
+            f.write('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "sleep"\ndecision = "allow"\n'
+                    'priority = 100\n')
+    if hooks:
+        subprocess.run([turnstile_bin(), "install-hooks", "--agent", "gemini"], env={**os.environ, "HOME": home},
+                       check=True, capture_output=True)
+
+
+def gemini_ready(screen):
+    """Gemini CLI drew its input box."""
+    return "Type your message" in screen
