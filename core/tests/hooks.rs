@@ -291,3 +291,107 @@ fn install_hooks_for_codex_merges_into_its_hooks_json() {
         .status
         .success());
 }
+
+/// A recorded Gemini CLI hook payload (the first of `event`), its
+/// transcript path pointed at a copy of the recording's chat log.
+fn gemini_payload(dir: &Path, event: &str) -> serde_json::Value {
+    let fixture = format!("{FIXTURES}/../gemini/0.61.0-tool");
+    let chats = dir.join("chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let log = chats.join("session-test.jsonl");
+    std::fs::copy(format!("{fixture}/transcript.jsonl"), &log).unwrap();
+    let text = std::fs::read_to_string(format!("{fixture}/hooks.jsonl")).unwrap();
+    let mut hook = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["hook"].clone())
+        .find(|h| h["hook_event_name"] == event)
+        .unwrap();
+    hook["transcript_path"] = serde_json::json!(log.display().to_string());
+    hook
+}
+
+fn gemini_hook(dir: &Path, payload: &serde_json::Value) -> serde_json::Value {
+    let mut child = Command::new(BIN)
+        .args(["hook", "--agent", "gemini"])
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("TURNSTILE_ZELLIJ", fake_zellij(dir))
+        .env("ZELLIJ_PANE_ID", "4")
+        .env("ZELLIJ_SESSION_NAME", "sess")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+    serde_json::from_str(calls(dir).lines().last().unwrap()).unwrap()
+}
+
+#[test]
+fn gemini_after_agent_confirms_the_answer_the_chat_log_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = gemini_hook(dir.path(), &gemini_payload(dir.path(), "AfterAgent"));
+    assert_eq!(report["verdicts"][0]["state"], "done");
+    assert_eq!(report["agent"]["kind"], "gemini");
+    assert_eq!(
+        report["answer"], "Done: slept 4s.",
+        "the log's last answer, not the preamble too"
+    );
+}
+
+#[test]
+fn gemini_after_agent_on_a_cancelled_turn_is_interrupted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut payload = gemini_payload(dir.path(), "AfterAgent");
+    let log = std::path::PathBuf::from(payload["transcript_path"].as_str().unwrap());
+    std::fs::copy(format!("{FIXTURES}/../gemini/0.61.0-interrupt/transcript.jsonl"), &log).unwrap();
+    let text = std::fs::read(&log).unwrap();
+    // The log as it was when the cancel was written (before the next prompt).
+    let cut = memchr::memmem::find(&text, b"Request cancelled.").unwrap();
+    let end = cut + text[cut..].iter().position(|b| *b == b'\n').unwrap() + 1;
+    std::fs::write(&log, &text[..end]).unwrap();
+    payload["prompt_response"] = serde_json::json!("");
+    let report = gemini_hook(dir.path(), &payload);
+    assert_eq!(report["verdicts"][0]["state"], "interrupted");
+}
+
+#[test]
+fn gemini_before_agent_and_tool_permission_say_working_and_waiting() {
+    for (event, state) in [("BeforeAgent", "working"), ("Notification", "waiting")] {
+        let dir = tempfile::tempdir().unwrap();
+        let report = gemini_hook(dir.path(), &gemini_payload(dir.path(), event));
+        assert_eq!(report["verdicts"][0]["state"], state, "{event}");
+    }
+}
+
+#[test]
+fn install_hooks_for_gemini_merges_into_its_settings_with_matchers() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mine = r#"{"model":{"name":"gemini-2.5-flash"},"security":{"auth":{"selectedType":"gemini-api-key"}}}"#;
+    std::fs::write(&file, mine).unwrap();
+    let run = |args: &[&str]| Command::new(BIN).args(args).env("HOME", home.path()).output().unwrap();
+    assert!(run(&["install-hooks", "--agent", "gemini"]).status.success());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(v["model"]["name"], "gemini-2.5-flash");
+    for event in [
+        "SessionStart",
+        "BeforeAgent",
+        "AfterAgent",
+        "Notification",
+        "SessionEnd",
+    ] {
+        let group = &v["hooks"][event][0];
+        assert_eq!(group["matcher"], "*", "{event}");
+        assert!(group.to_string().contains("hook --agent gemini"), "{event}");
+    }
+    assert!(String::from_utf8_lossy(&run(&["install-hooks", "--agent", "gemini"]).stderr).contains("already"));
+    assert!(run(&["uninstall-hooks", "--agent", "gemini"]).status.success());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(v, serde_json::from_str::<serde_json::Value>(mine).unwrap());
+}

@@ -9,6 +9,7 @@ use serde_json::Value;
 use std::io::Cursor;
 use std::path::PathBuf;
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
+use turnstile_core::agent::gemini::chat::classify_chat;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
 use turnstile_core::{ansi, State};
@@ -33,6 +34,7 @@ fn corpus() -> Vec<(PathBuf, AgentKind)> {
     let claude = recordings("claude-code").into_iter().map(|d| (d, AgentKind::Claude));
     claude
         .chain(recordings("codex").into_iter().map(|d| (d, AgentKind::Codex)))
+        .chain(recordings("gemini").into_iter().map(|d| (d, AgentKind::Gemini)))
         .collect()
 }
 
@@ -88,10 +90,11 @@ fn incremental(prefix: &[u8], kind: AgentKind) -> TranscriptVerdict {
 }
 
 fn cold(prefix: &[u8], kind: AgentKind) -> TranscriptVerdict {
-    if kind == AgentKind::Codex {
-        return classify_rollout_tail(&mut Cursor::new(prefix))
-            .expect("in-memory read")
-            .verdict();
+    let mut bytes = Cursor::new(prefix);
+    match kind {
+        AgentKind::Codex => return classify_rollout_tail(&mut bytes).expect("in-memory read").verdict(),
+        AgentKind::Gemini => return classify_chat(&mut bytes).expect("in-memory read").verdict(),
+        AgentKind::Claude => {}
     }
     let options = TailOptions {
         chunk_bytes: 4096,
@@ -154,7 +157,12 @@ fn every_finished_turn_yields_its_recorded_answer() {
                 continue;
             };
             let v = cold(&data[..end as usize], kind);
-            assert_eq!(v.state, State::Done, "{}: {}", dir.display(), v.reason);
+            // Gemini's log alone holds a candidate: the hook or the screen confirms it.
+            let said = match kind {
+                AgentKind::Gemini => v.candidate.unwrap_or(v.state),
+                _ => v.state,
+            };
+            assert_eq!(said, State::Done, "{}: {}", dir.display(), v.reason);
             assert_eq!(v.answer.as_deref(), Some(answer), "{}", dir.display());
         }
     }

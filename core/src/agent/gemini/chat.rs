@@ -171,10 +171,17 @@ impl ChatClassifier {
     }
 
     /// The whole history rewritten: the current turn is its last prompt on.
+    /// A rewrite that drops the current prompt (the CLI removes a prompt
+    /// whose request failed, then writes the error) keeps the current turn.
     fn rewrite(&mut self, history: &[Value]) -> bool {
         let before = std::mem::take(&mut self.turn);
         for value in history {
             self.record(value);
+        }
+        let in_history = |id: &str| history.iter().any(|v| v.get("id").and_then(Value::as_str) == Some(id));
+        if before.first().is_some_and(|prompt| !in_history(&prompt.id)) {
+            self.turn = before;
+            return false;
         }
         before != self.turn
     }
@@ -260,7 +267,7 @@ mod tests {
         (12, State::Working, None),
         (14, State::Working, Some(State::Done)),
         (16, State::Working, None),
-        (18, State::Working, Some(State::Done)), // the history rewritten without the failed prompt
+        (18, State::Working, None), // the history rewritten without the failed prompt: its turn goes on
         (19, State::Failed, None),
         (23, State::Working, None),
         (25, State::Working, Some(State::Done)),

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Records a real Codex CLI or Gemini CLI session as a fixture of
+`tests/fixtures/codex/` or `tests/fixtures/gemini/` (frames.json with screens
+and terminal titles, transcript.jsonl = the rollout or chat log, hooks.jsonl,
+truth.json), so a new release can be added in minutes:
+
+    tests/e2e/record_agent.py codex SCENARIO [--out DIR]
+    tests/e2e/record_agent.py gemini SCENARIO [--out DIR]
+    tests/e2e/record_agent.py codex --list
+
+The agent runs in a 120×40 tmux pane against its fake API (`fake_openai.py`,
+`fake_gemini.py`), with every hook logged. The screen and the title are
+sampled every 0.1 s, with the size of the transcript. truth.json is a
+*draft* built from the transcript's own records (Codex: task_started /
+task_complete / turn_aborted; Gemini: prompt, answer, cancel and error
+records), what the fake answered and the keys sent (never from turnstile's
+classifier): check it by eye before committing."""
+import argparse, glob, json, os, subprocess, sys, tempfile, threading, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from agents import codex_command, codex_ready, gemini_command, gemini_ready  # noqa: E402
+from fake_gemini import FakeGemini  # noqa: E402
+from fake_openai import FakeOpenAI  # noqa: E402
+from harness import ROOT, remove_sandbox, wait_for  # noqa: E402
+from record import ANSI, anonymize, frame_time_of_bytes  # noqa: E402
+
+COLS, ROWS, SAMPLE = 120, 40, 0.1
+SPINNER = set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⠁⠂⠄⡀⢀⠠⠐⠈")
+
+
+def hook_logger(rec):
+    """A hook command that appends each event (with its time) to hooks.jsonl."""
+    logger = os.path.join(rec.dir, "hooklog.py")
+    with open(logger, "w") as f:
+        f.write("import json, sys, time\n"
+                f"line = json.dumps({{'t': time.time(), 'hook': json.load(sys.stdin)}})\n"
+                f"open({rec.hook_log!r}, 'a').write(line + '\\n')\n")
+    return f"python3 {logger}"
+
+
+def read_lines(data):
+    """[(start, end, parsed or None)] of JSONL bytes."""
+    out, start = [], 0
+    while start < len(data):
+        nl = data.find(b"\n", start)
+        end = len(data) if nl < 0 else nl + 1
+        try:
+            obj = json.loads(data[start:end])
+        except ValueError:
+            obj = None
+        out.append((start, end, obj))
+        start = end
+    return out
+
+
+class Codex:
+    """Codex CLI: its config, its rollout, its turn events."""
+    name, fake, dialog = "codex", FakeOpenAI, "Press enter to confirm"
+    hook_events = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop")
+
+    def prepare(self, rec):
+        home = os.path.join(rec.home, ".codex")
+        os.makedirs(home)
+        with open(os.path.join(home, "config.toml"), "w") as f:
+            f.write(f'model = "gpt-5.1-codex"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+                    f'base_url = "{rec.api.url}"\nwire_api = "responses"\nrequest_max_retries = 0\n'
+                    f'stream_max_retries = 0\n\n[projects."{rec.work}"]\ntrust_level = "trusted"\n')
+        hook = [{"hooks": [{"type": "command", "command": hook_logger(rec)}]}]
+        with open(os.path.join(home, "hooks.json"), "w") as f:
+            json.dump({"hooks": {e: hook for e in self.hook_events}}, f)
+
+    def command(self, rec):
+        return codex_command() + ["--dangerously-bypass-hook-trust"], {}
+
+    def transcript(self, rec):
+        return glob.glob(os.path.join(rec.home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
+
+    def ready(self, screen):
+        return codex_ready(screen)
+
+    def busy(self, screen, title):
+        return "Working (" in screen or title[:1] in SPINNER
+
+    def turns(self, data):
+        """[(start line, outcome line or None, outcome, answer)] from the rollout's turn events."""
+        lines = [(a, b, (o or {}).get("payload") or {}) for a, b, o in read_lines(data)
+                 if (o or {}).get("type") == "event_msg"]
+        events = [(a, b, p) for a, b, p in lines if p.get("type") in ("task_started", "task_complete", "turn_aborted")]
+        out = []
+        for i, (a, b, p) in enumerate(events):
+            if p["type"] != "task_started":
+                continue
+            end = next((e for e in events[i + 1:] if e[2]["type"] != "task_started"), None)
+            if end is None:
+                out.append(((a, b), None, "working", None))
+            elif end[2]["type"] == "turn_aborted":
+                out.append(((a, b), end[:2], "interrupted", None))
+            elif end[2].get("error"):
+                out.append(((a, b), end[:2], "failed", None))
+            else:
+                out.append(((a, b), end[:2], "done", end[2].get("last_agent_message")))
+        return out
+
+    def version(self):
+        out = subprocess.run(codex_command() + ["--version"], capture_output=True, text=True,
+                             env={**os.environ, "CODEX_HOME": tempfile.mkdtemp()}).stdout
+        return out.split()[-1] if out.strip() else "unknown"
+
+    def close(self, rec):
+        subprocess.run(["pkill", "-f", os.path.join(rec.home, ".codex")], capture_output=True)
+
+
+class Gemini:
+    """Gemini CLI: its settings, its chat log, its records."""
+    name, fake, dialog = "gemini", FakeGemini, "Allow execution of"
+    hook_events = ("SessionStart", "BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool", "Notification",
+                   "SessionEnd")
+
+    def prepare(self, rec):
+        home = os.path.join(rec.home, ".gemini")
+        os.makedirs(home)
+        hook = [{"matcher": "*", "hooks": [{"type": "command", "command": hook_logger(rec)}]}]
+        with open(os.path.join(home, "settings.json"), "w") as f:
+            json.dump({"security": {"auth": {"selectedType": "gemini-api-key"}},
+                       "model": {"name": "gemini-2.5-flash"},
+                       "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+                       "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+                       "hooks": {e: hook for e in self.hook_events}}, f)
+        with open(os.path.join(home, "trustedFolders.json"), "w") as f:
+            json.dump({rec.work: "TRUST_FOLDER"}, f)
+        os.makedirs(os.path.join(rec.dir, "tmp"))
+
+    def command(self, rec):
+        return gemini_command(), {"GEMINI_API_KEY": "fake-key", "GOOGLE_GEMINI_BASE_URL": rec.api.url,
+                                  "TMPDIR": os.path.join(rec.dir, "tmp")}
+
+    def transcript(self, rec):
+        return glob.glob(os.path.join(rec.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+
+    def ready(self, screen):
+        return gemini_ready(screen)
+
+    def busy(self, screen, title):
+        return "esc to cancel" in screen or title.lstrip()[:1] in ("✦", "✋")
+
+    def turns(self, data):
+        """[(start line, outcome line or None, outcome, answer)]: a prompt record starts a
+        turn; a cancel or error record ends it; else its last answer record (a done that
+        only the next prompt, the screen or a hook confirms: see `confirm` in the truth)."""
+        records = [(a, b, o) for a, b, o in read_lines(data) if o and o.get("type") in ("user", "gemini", "info",
+                                                                                          "error")]
+        prompts = [i for i, (_, _, o) in enumerate(records) if o["type"] == "user" and isinstance(o.get("content"), list)
+                   and any(isinstance(p.get("text"), str) and not p["text"].startswith("<session_context>")
+                           for p in o["content"])]
+        out = []
+        for n, i in enumerate(prompts):
+            nxt = prompts[n + 1] if n + 1 < len(prompts) else len(records)
+            turn = records[i + 1:nxt]
+            end = next((r for r in turn if r[2]["type"] == "error" or (
+                r[2]["type"] == "info" and r[2].get("content") == "Request cancelled.")), None)
+            start = records[i][:2]
+            if end is not None:
+                out.append((start, end[:2], "failed" if end[2]["type"] == "error" else "interrupted", None))
+                continue
+            answers = [r for r in turn if r[2]["type"] == "gemini" and r[2].get("content")]
+            final = answers[-1] if answers else None
+            out.append((start, final[:2] if final else None, "done" if final else "working",
+                        final[2]["content"] if final else None))
+        return out
+
+    def version(self):
+        out = subprocess.run(gemini_command() + ["--version"], capture_output=True, text=True).stdout
+        return out.strip().split()[-1] if out.strip() else "unknown"
+
+    def close(self, rec):
+        pass
+
+
+AGENTS = {"codex": Codex(), "gemini": Gemini()}
+
+
+class Recorder:
+    """One agent session in a tmux pane, sampled while steps drive it."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        # Not under the temp dir: Codex refuses its helper binaries there.
+        base = os.path.join(os.path.expanduser("~"), ".cache", "turnstile", "recordings")
+        os.makedirs(base, exist_ok=True)
+        self.dir = tempfile.mkdtemp(prefix="tsrec-", dir=base)
+        self.home, self.work = os.path.join(self.dir, "home"), os.path.join(self.dir, "proj")
+        os.makedirs(self.work)
+        self.api = agent.fake(os.path.join(self.dir, "requests.jsonl"))
+        self.hook_log = os.path.join(self.dir, "hooks.jsonl")
+        agent.prepare(self)
+        self.tmux = "tsrec" + os.path.basename(self.dir)[-8:]
+        self.events, self.frames, self.growth = [], [], []
+        self.t0 = time.time()
+        self.stop = threading.Event()
+        self.command, extra_env = agent.command(self)
+        env = {"HOME": self.home, "PATH": os.environ["PATH"], "TERM": "xterm-256color", "LANG": "C.UTF-8", **extra_env}
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.tmux, "-x", str(COLS), "-y", str(ROWS), "-c",
+                        self.work, "env", "-i", *[f"{k}={v}" for k, v in env.items()], *self.command], check=True)
+        self.sampler = threading.Thread(target=self._sample, daemon=True)
+        self.sampler.start()
+
+    def now(self):
+        return round(time.time() - self.t0, 3)
+
+    def transcript(self):
+        files = self.agent.transcript(self)
+        return max(files, key=os.path.getmtime) if files else None
+
+    def transcript_size(self):
+        path = self.transcript()
+        return os.path.getsize(path) if path else 0
+
+    def screen(self, escapes=True):
+        return subprocess.run(["tmux", "capture-pane", "-p", *(["-e"] if escapes else []), "-t", self.tmux],
+                              capture_output=True, text=True).stdout
+
+    def title(self):
+        return subprocess.run(["tmux", "display", "-p", "-t", self.tmux, "#{pane_title}"], capture_output=True,
+                              text=True).stdout.rstrip("\n")
+
+    def _sample(self):
+        last_screen, last_size = None, 0
+        while not self.stop.is_set():
+            t, before = self.now(), last_size
+            screen, title, size = self.screen(), self.title(), self.transcript_size()
+            frame = {"t": t, "transcript_bytes_before": before, "transcript_bytes": size, "title": title}
+            if screen == last_screen:
+                frame["same"] = True
+            else:
+                frame["screen"] = last_screen = screen
+            self.frames.append(frame)
+            if size != last_size:
+                self.growth.append({"t": t, "bytes": size})
+                last_size = size
+            time.sleep(SAMPLE)
+
+    def ready(self):
+        wait_for(f"{self.agent.name} ready", lambda: self.agent.ready(self.screen(escapes=False)), timeout=60)
+        time.sleep(1.0)
+
+    def prompt(self, text):
+        subprocess.run(["tmux", "send-keys", "-t", self.tmux, "-l", text], check=True)
+        time.sleep(0.3)
+        self.events.append({"prompt": text, "t": self.now()})
+        subprocess.run(["tmux", "send-keys", "-t", self.tmux, "Enter"], check=True)
+
+    def key(self, name):
+        self.events.append({"key": name, "t": self.now()})
+        subprocess.run(["tmux", "send-keys", "-t", self.tmux, name], check=True)
+
+    def until_answered(self, prompt, timeout=60):
+        wait_for(f"the answer to {prompt}", lambda: self.api.finished(prompt), timeout=timeout)
+        time.sleep(1.5)
+
+    def until_screen(self, text, timeout=60):
+        wait_for(f"{text!r} on screen", lambda: text in self.screen(escapes=False), timeout=timeout)
+
+    def close(self):
+        self.stop.set()
+        self.sampler.join()
+        subprocess.run(["tmux", "kill-session", "-t", self.tmux], capture_output=True)
+        self.agent.close(self)
+        self.api.close()
+
+
+# ------------------------------------------------------------------ scenarios
+def approve(r):
+    """Waits for the agent's approval dialog, then approves (Enter) after 2 s."""
+    r.until_screen(r.agent.dialog)
+    time.sleep(2)
+    r.key("Enter")
+
+
+def tool(r):
+    r.prompt("tool:4")
+    if r.agent.name == "gemini":  # `sleep` is not on its safe list
+        approve(r)
+    r.until_answered("tool:4")
+
+
+def perm(r):
+    r.prompt("perm:" if r.agent.name == "codex" else "tool:3")
+    approve(r)
+    r.until_answered("perm:" if r.agent.name == "codex" else "tool:3")
+
+
+def interrupt(r):
+    r.prompt("tool:20")
+    if r.agent.name == "gemini":
+        approve(r)
+    time.sleep(3)
+    r.key("Escape")
+    r.until_screen("Conversation interrupted" if r.agent.name == "codex" else "Request cancelled")
+    time.sleep(1.5)
+    r.prompt("echo:after the interrupt")
+    r.until_answered("echo:after the interrupt")
+
+
+def fail(r):
+    failure = "fail:500" if r.agent.name == "codex" else "fail:400"
+    r.prompt(failure)
+    wait_for("the failure", lambda: r.api.finished(failure), timeout=30)
+    time.sleep(3)
+    r.prompt("echo:after the failure")
+    r.until_answered("echo:after the failure")
+
+
+def slow(r):
+    r.prompt("slow:6")
+    r.until_answered("slow:6", timeout=30)
+
+
+SCENARIOS = {
+    "tool": (tool, "`tool:4`: a preamble, a shell call, the final answer"),
+    "perm": (perm, "a shell call that needs approval, approved after 2 s"),
+    "interrupt": (interrupt, "Escape during a 20 s shell call, then a plain turn"),
+    "fail": (fail, "an HTTP error fails the turn (Codex 500, Gemini 400), then a plain turn"),
+    "slow": (slow, "an answer streamed over 6 s"),
+}
+
+
+# ------------------------------------------------------------------ truth draft
+def draft_truth(rec, name, scenario, data):
+    """The turns as the transcript's own records tell them, timed by the
+    frames: when the screen showed the turn over, when a dialog waited."""
+    found = rec.agent.turns(data)
+    prompts = [e for e in rec.events if "prompt" in e]
+    turns = []
+    for i, (ev, (start, end, outcome, answer)) in enumerate(zip(prompts, found)):
+        turn = {"prompt": ev["prompt"], "prompt_t": ev["t"], "prompt_offset": start[0], "prompt_end": start[1],
+                "outcome": outcome, "outcome_offset": end[1] if end else None, "answer": answer}
+        if rec.agent.name == "gemini" and outcome == "done":
+            # A Gemini answer record looks like a preamble until the turn is
+            # over: working or done until the next prompt (or the end).
+            nxt = found[i + 1][0][0] if i + 1 < len(found) else len(data) + 1
+            turn["confirm_offset"] = nxt
+        outcome_t = frame_time_of_bytes(rec.growth, end[1]) if end else None
+        turn["transcript_outcome_t"] = outcome_t
+        screen, over, opened, waiting = None, None, None, []
+        nxt_t = prompts[i + 1]["t"] if i + 1 < len(prompts) else float("inf")
+        for f in rec.frames:
+            screen = ANSI.sub("", f.get("screen", screen) or "")
+            if not ev["t"] <= f["t"] < nxt_t:
+                continue
+            dialog = rec.agent.dialog in screen
+            if dialog and opened is None:
+                opened = f
+            elif not dialog and opened is not None:
+                waiting.append({"t_start": opened["t"], "t_end": f["t"], "offset_start": opened["transcript_bytes"],
+                                "offset_end": f["transcript_bytes"]})
+                opened = None
+            quiet = not dialog and not rec.agent.busy(screen, f["title"])
+            if over is None and outcome_t is not None and f["t"] >= outcome_t and quiet:
+                over = f["t"]
+        if waiting:
+            turn["waiting"] = waiting
+        turn["screen_over_t"] = over if over is not None else nxt_t
+        turns.append(turn)
+    return {"name": name, "agent": rec.agent.name, "version": rec.agent.version(), "scenario": scenario,
+            "hooks": True, "transcript_bytes": len(data), "frames": len(rec.frames), "events": rec.events,
+            "turns": turns, "checked_by_eye": False}
+
+
+def write_fixture(rec, out, name, scenario, notes):
+    os.makedirs(out, exist_ok=True)
+    path = rec.transcript()
+    data = open(path, "rb").read() if path else b""
+    data = anonymize(data.decode("utf-8", "surrogateescape"), rec).encode("utf-8", "surrogateescape")
+    with open(os.path.join(out, "transcript.jsonl"), "wb") as f:
+        f.write(data)
+    meta = {"agent": rec.agent.name, "command": " ".join(rec.command), "pane": f"{COLS}x{ROWS}", "t0_epoch": rec.t0,
+            "transcript_path": anonymize(path or "", rec), "what": notes}
+    frames = {"meta": meta, "events": rec.events, "frames": rec.frames, "transcript_growth": rec.growth}
+    with open(os.path.join(out, "frames.json"), "w") as f:
+        f.write(anonymize(json.dumps(frames, ensure_ascii=False), rec))
+    if os.path.exists(rec.hook_log):
+        with open(rec.hook_log) as src, open(os.path.join(out, "hooks.jsonl"), "w") as dst:
+            dst.write(anonymize(src.read(), rec))
+    truth = draft_truth(rec, name, scenario, data)
+    with open(os.path.join(out, "truth.json"), "w") as f:
+        json.dump(truth, f, indent=1, ensure_ascii=False)
+    return truth
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("agent", choices=sorted(AGENTS))
+    ap.add_argument("scenario", nargs="?", choices=sorted(SCENARIOS))
+    ap.add_argument("--out", help="fixture folder (default tests/fixtures/<agent>/<version>-<scenario>)")
+    ap.add_argument("--list", action="store_true", help="list the scenarios")
+    args = ap.parse_args()
+    if args.list or not args.scenario:
+        for name, (_, what) in SCENARIOS.items():
+            print(f"{name:10} {what}")
+        return
+    agent = AGENTS[args.agent]
+    steps, what = SCENARIOS[args.scenario]
+    rec = Recorder(agent)
+    try:
+        rec.ready()
+        steps(rec)
+        time.sleep(2)
+    finally:
+        rec.close()
+    name = f"{agent.version()}-{args.scenario}"
+    out = args.out or os.path.join(ROOT, "tests", "fixtures", agent.name, name)
+    truth = write_fixture(rec, out, name, args.scenario, what)
+    if not os.environ.get("TURNSTILE_KEEP"):
+        remove_sandbox(rec.dir, rec.home)
+    print(json.dumps({"fixture": out, "turns": truth["turns"]}, indent=1, ensure_ascii=False))
+    print(f"recorded {out}: check truth.json by eye, then set checked_by_eye", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
