@@ -89,6 +89,17 @@ class SimulatedAgents(unittest.TestCase):
             self.assertTrue((segment(z.bar(), "cxdone") or "").startswith("✓ "), "confirmed by the rollout")
             self.assertIn(" cx ", segment(z.bar(), "cxdone"), "kinds mix: the bar names them")
 
+    def test_simulated_gemini_agents_show_every_state(self):
+        solo = ["sh", "-c", 'mkdir -p solo && cd solo && exec "$@"', "sh"]
+        panes = [("gmdone", solo + demo("gmdone", "done", kind="gemini")), ("gmwait", demo("gmwait", "wait", kind="gemini")),
+                 ("gmfail", demo("gmfail", "fail", kind="gemini")), ("gmstop", demo("gmstop", "interrupt", kind="gemini"))]
+        with Zellij(panes) as z:
+            wait_for("gmwait waiting", lambda: "waiting" in (segment(z.bar(), "gmwait") or ""), timeout=20)
+            for name, state in [("gmfail", "failed"), ("gmstop", "interrupted"), ("gmdone", "done"), ("gmwait", "done")]:
+                wait_for(f"{name} {state}", lambda: state in (segment(z.bar(), name) or ""), timeout=25)
+            # Its log holds a candidate; the quiet screen confirms it.
+            wait_for("gmdone confirmed", lambda: (segment(z.bar(), "gmdone") or "").startswith("✓ "), timeout=10)
+
     def test_unfocused_pane_that_finishes_stays_highlighted_until_focused(self):
         with Zellij([("front", demo("front", "", turns=0)), ("back", demo("back", "done", turns=1))]) as z:
             wait_for("back done", lambda: "done" in (segment(z.bar(), "back") or ""), timeout=20)

@@ -7,8 +7,8 @@
 //! a session status file into its own Claude home — no account, no network.
 
 use super::clock::now_ms;
-use super::home::{ClaudeHome, CodexHome};
-use anyhow::{bail, Context, Result};
+use super::home::{ClaudeHome, CodexHome, GeminiHome};
+use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::fs::{self, OpenOptions};
@@ -175,9 +175,6 @@ impl Agent {
             options.seed & 0xffff,
             now_ms()
         );
-        if options.kind == AgentKind::Gemini {
-            bail!("demo-agent plays claude or codex");
-        }
         let (transcript, status_file) = match options.kind {
             AgentKind::Claude => {
                 let home = ClaudeHome::at(&options.home);
@@ -187,9 +184,13 @@ impl Agent {
                     home.status_file(pid),
                 )
             }
-            AgentKind::Codex | AgentKind::Gemini => {
+            AgentKind::Codex => {
                 let day = CodexHome::at(&options.home).day_folders(now_ms())[1].clone();
                 (day.join(format!("rollout-demo-{session_id}.jsonl")), PathBuf::new())
+            }
+            AgentKind::Gemini => {
+                let chats = GeminiHome::at(&options.home).chats(&cwd);
+                (chats.join(format!("session-demo-{session_id}.jsonl")), PathBuf::new())
             }
         };
         let folder = transcript.parent().unwrap_or(&cwd).to_path_buf();
@@ -213,11 +214,12 @@ impl Agent {
             title_override: RefCell::new(None),
         };
         fs::write(&agent.transcript, b"").context("cannot create the transcript")?;
-        if agent.kind == AgentKind::Codex {
-            agent.append(
-                json!({"timestamp": now_ms().to_string(), "type": "session_meta", "payload": {
-                "id": agent.session_id, "cwd": agent.cwd, "cli_version": "demo", "source": "cli"}}),
-            )?;
+        match agent.kind {
+            AgentKind::Codex => agent.append(json!({"timestamp": now_ms().to_string(), "type": "session_meta",
+                "payload": {"id": agent.session_id, "cwd": agent.cwd, "cli_version": "demo", "source": "cli"}}))?,
+            AgentKind::Gemini => agent.append(json!({"sessionId": agent.session_id, "projectHash": "demo",
+                "startTime": now_ms().to_string(), "kind": "main"}))?,
+            AgentKind::Claude => {}
         }
         agent.status("idle", None);
         agent.draw(None, false, None);
@@ -266,8 +268,10 @@ impl Agent {
     }
 
     fn turn(&mut self, n: u32, outcome: Outcome, given: Option<String>) -> Result<()> {
-        if self.kind == AgentKind::Codex {
-            return self.codex_turn(n, outcome, given);
+        match self.kind {
+            AgentKind::Codex => return self.codex_turn(n, outcome, given),
+            AgentKind::Gemini => return self.gemini_turn(n, outcome, given),
+            AgentKind::Claude => {}
         }
         let started = Instant::now();
         let received = given.as_ref().map(|p| p.chars().count());
@@ -369,6 +373,78 @@ impl Agent {
         Ok(())
     }
 
+    /// One turn as Gemini CLI plays it: its chat records (the tool round's
+    /// preamble first written without its tool call, then again with it),
+    /// its thinking line, tool box, approval box and title.
+    fn gemini_turn(&mut self, n: u32, outcome: Outcome, given: Option<String>) -> Result<()> {
+        let started = Instant::now();
+        let received = given.as_ref().map(|p| p.chars().count());
+        let prompt = given.unwrap_or_else(|| format!("task {n} for {}", self.name));
+        self.history.push(format!(" > {}", prompt.lines().next().unwrap_or("")));
+        self.record(&format!("u{n}"), "user", json!([{"text": prompt}]), None)?;
+        self.spin("", 1.5, started);
+        let preamble = "Let me look at that first.";
+        self.record(&format!("g{n}a"), "gemini", json!(preamble), None)?;
+        self.history.push(format!("✦ {preamble}"));
+        let call =
+            json!([{"id": format!("call_demo_{n}"), "name": "run_shell_command", "args": {"command": "sleep 2"}}]);
+        if outcome == Outcome::Wait {
+            let dialog = [
+                "╭────────────────────────────╮",
+                "│ ? Shell  sleep 2          │",
+                "│ Allow execution of [Shell]? │",
+                "│ ● 1. Allow once            │",
+                "│   3. No, suggest changes (esc) │",
+                "╰────────────────────────────╯",
+            ];
+            self.title_override
+                .replace(Some(format!("✋  Action Required ({})", self.name)));
+            self.draw_lines(&dialog);
+            self.pause(4.0);
+            self.title_override.replace(None);
+        }
+        self.history.push("│ ⊶  Shell sleep 2".into());
+        self.spin("", 2.0, started);
+        self.history.pop();
+        if outcome == Outcome::Interrupt {
+            self.record(&format!("i{n}"), "info", json!("Request cancelled."), None)?;
+            self.history.push("ℹ Request cancelled.".into());
+            self.draw(None, false, None);
+            return Ok(());
+        }
+        self.record(&format!("g{n}a"), "gemini", json!(preamble), Some(call))?;
+        self.record(
+            &format!("r{n}"),
+            "user",
+            json!([{"functionResponse": {"name": "run_shell_command"}}]),
+            None,
+        )?;
+        self.history.push("│ ✓  Shell sleep 2".into());
+        self.spin("", 1.5, started);
+        if outcome == Outcome::Fail {
+            let error = "[API Error: You exceeded your current quota (demo).]";
+            self.record(&format!("e{n}"), "error", json!(error), None)?;
+            self.history.push(format!("✕ {error}"));
+            self.draw(None, false, None);
+            return Ok(());
+        }
+        let answer = self.answer(n, received);
+        self.record(&format!("g{n}b"), "gemini", json!(answer), None)?;
+        self.history.push(format!("✦ {answer}"));
+        self.draw(None, false, None);
+        Ok(())
+    }
+
+    /// A record of a Gemini CLI chat log.
+    fn record(&self, id: &str, kind: &str, content: Value, tool_calls: Option<Value>) -> Result<()> {
+        let mut line = json!({"id": format!("{}-{id}", self.session_id), "timestamp": now_ms().to_string(),
+            "type": kind, "content": content});
+        if let Some(calls) = tool_calls {
+            line["toolCalls"] = calls;
+        }
+        self.append(line)
+    }
+
     /// An `event_msg` line of a Codex rollout.
     fn event(&self, kind: &str, mut payload: Value) -> Result<()> {
         payload["type"] = json!(kind);
@@ -456,10 +532,15 @@ impl Agent {
         while Instant::now() < end {
             let glyph = GLYPHS[i % GLYPHS.len()];
             let line = match self.kind {
-                AgentKind::Claude | AgentKind::Gemini => format!(
+                AgentKind::Claude => format!(
                     "{glyph} {stem}ing… ({}s · ↓ {} tokens)",
                     started.elapsed().as_secs(),
                     20 + i
+                ),
+                AgentKind::Gemini => format!(
+                    " {} Thinking... (esc to cancel, {}s)",
+                    ['⠋', '⠙', '⠹', '⠸'][i % 4],
+                    started.elapsed().as_secs()
                 ),
                 AgentKind::Codex => format!(
                     "{} Working ({}s • esc to interrupt)",
@@ -482,6 +563,20 @@ impl Agent {
         let mut lines: Vec<String> = self.history.iter().rev().take(14).rev().cloned().collect();
         if let Some(s) = spinner {
             lines.push(s.to_owned());
+        }
+        if self.kind == AgentKind::Gemini {
+            let keep = terminal_rows()
+                .saturating_sub(4 + usize::from(spinner.is_some()))
+                .max(1);
+            let skip = lines.len().saturating_sub(keep);
+            lines.drain(..skip);
+            lines.extend([
+                "─".repeat(40),
+                " >   Type your message or @path/to/file".into(),
+                "  demo mode".into(),
+            ]);
+            self.set_title(busy);
+            return self.paint(&lines);
         }
         if self.kind == AgentKind::Codex {
             // Codex keeps its composer at the bottom of however many rows
@@ -519,10 +614,12 @@ impl Agent {
         self.title_frame.set(frame);
         let title = match (self.kind, self.title_override.borrow().clone(), busy) {
             (_, Some(title), _) => title,
-            (AgentKind::Claude | AgentKind::Gemini, None, true) => {
+            (AgentKind::Gemini, None, true) => format!("✦  Working… ({})", self.name),
+            (AgentKind::Gemini, None, false) => format!("◇  Ready ({})", self.name),
+            (AgentKind::Claude, None, true) => {
                 format!("{} {}", TURNING[frame % TURNING.len()], self.name)
             }
-            (AgentKind::Claude | AgentKind::Gemini, None, false) => format!("✳ {}", self.name),
+            (AgentKind::Claude, None, false) => format!("✳ {}", self.name),
             (AgentKind::Codex, None, true) => format!("{} {}", BRAILLE[frame % BRAILLE.len()], self.name),
             (AgentKind::Codex, None, false) => self.name.clone(),
         };
@@ -531,8 +628,8 @@ impl Agent {
 
     fn draw_lines(&self, dialog: &[&str]) {
         let room = match self.kind {
-            AgentKind::Claude | AgentKind::Gemini => 10,
-            AgentKind::Codex => terminal_rows().saturating_sub(dialog.len() + 1).max(1),
+            AgentKind::Claude => 10,
+            AgentKind::Codex | AgentKind::Gemini => terminal_rows().saturating_sub(dialog.len() + 1).max(1),
         };
         let mut lines: Vec<String> = self.history.iter().rev().take(room).rev().cloned().collect();
         lines.extend(dialog.iter().map(|l| l.to_string()));

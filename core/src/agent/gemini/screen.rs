@@ -51,7 +51,9 @@ pub fn classify<'a, S: AsRef<str>>(rows: &'a [S], title: &str) -> ScreenVerdict<
     }
     let head = above.iter().find(|(_, r)| is_head(r));
     match head {
-        Some(&(i, line)) => judge_head(i, line, title.is_empty() || title.starts_with(READY_TITLE)),
+        // A title that is not Gemini's (a pane named by its layout keeps
+        // its name) tells nothing: the rows decide.
+        Some(&(i, line)) => judge_head(i, line, title.starts_with(READY_TITLE) || !is_gemini_title(title)),
         None => verdict(State::Unknown, Rule::NoStatus, None, false),
     }
 }
@@ -64,6 +66,11 @@ fn verdict<'a>(state: State, rule: Rule, row: Option<(usize, &'a str)>, active: 
         row: row.map(|(i, _)| i),
         active,
     }
+}
+
+/// A title Gemini CLI set (its state glyph first).
+fn is_gemini_title(title: &str) -> bool {
+    title.starts_with([WORKING_TITLE, ACTION_TITLE, READY_TITLE].map(|g| g.chars().next().unwrap_or(' ')))
 }
 
 /// The input box's surroundings: the rule above it, hints, tool box borders.
@@ -169,5 +176,10 @@ mod tests {
         assert_eq!(classify(&rows, "✦  Working… (work)").state, State::Working);
         assert_eq!(classify(&rows, "◇  Ready (work)").state, State::Done);
         assert_eq!(classify(&rows, "✋  Action Required (work)").state, State::Waiting);
+        assert_eq!(
+            classify(&rows, "reviewer").state,
+            State::Done,
+            "a layout's pane name is no Gemini title"
+        );
     }
 }
