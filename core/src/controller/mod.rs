@@ -535,7 +535,10 @@ impl Controller {
             return;
         };
         if let PipeFrom::Plugin(id) = from {
+            // It listens now (rows sent before it had loaded are lost): it
+            // gets them at once, viewed or not.
             self.stale_followers.insert(*id);
+            self.ever_synced.remove(id);
         }
         self.set_viewed(viewed);
     }

@@ -371,6 +371,17 @@ fn the_state_pipe_and_a_click_are_answered() {
 }
 
 #[test]
+fn a_copy_that_announces_itself_gets_the_rows_even_in_a_hidden_tab() {
+    let mut rig = Rig::leader(&[]);
+    // Copy 5 (tab 1, not viewed) was sent rows once, maybe before it listened.
+    let effects = rig.send(pipe(PIPE_VIEW, PipeFrom::Plugin(5), "[]"));
+    let synced = effects
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { copy: 5, name, .. } if *name == PIPE_SYNC));
+    assert!(synced, "{effects:?}");
+}
+
+#[test]
 fn nothing_visible_changed_means_no_redraw() {
     let mut rig = Rig::leader(&[]);
     rig.c.render(120, rig.now);
