@@ -388,6 +388,7 @@ fn install_hooks_for_gemini_merges_into_its_settings_with_matchers() {
     ] {
         let group = &v["hooks"][event][0];
         assert_eq!(group["matcher"], "*", "{event}");
+        assert_eq!(group["hooks"][0]["timeout"], 5000, "Gemini counts milliseconds");
         assert!(group.to_string().contains("hook --agent gemini"), "{event}");
     }
     assert!(String::from_utf8_lossy(&run(&["install-hooks", "--agent", "gemini"]).stderr).contains("already"));

@@ -289,8 +289,10 @@ fn add_hooks(settings: &mut Value, command: &str, events: &[&str]) -> bool {
         if !present {
             let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": 5}]});
             if command.ends_with("--agent gemini") {
-                // Gemini CLI wants a matcher on every group.
+                // Gemini CLI wants a matcher on every group, and counts its
+                // timeouts in milliseconds (5 would kill the hook at once).
                 group["matcher"] = json!("*");
+                group["hooks"][0]["timeout"] = json!(5_000);
             }
             groups.push(group);
             changed = true;
