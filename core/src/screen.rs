@@ -90,7 +90,18 @@ pub struct ScreenVerdict<'a> {
     pub active: bool,
 }
 
-impl ScreenVerdict<'_> {
+impl<'a> ScreenVerdict<'a> {
+    /// A verdict decided by `rule` at `row` (its index and text), if any.
+    pub fn decided(state: State, rule: Rule, row: Option<(usize, &'a str)>, active: bool) -> Self {
+        ScreenVerdict {
+            state,
+            rule,
+            line: row.map(|(_, line)| line),
+            row: row.map(|(i, _)| i),
+            active,
+        }
+    }
+
     /// True when the screen shows no sign that a turn is running.
     pub fn is_quiet(&self) -> bool {
         !self.active && self.state != State::Waiting

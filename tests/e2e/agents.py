@@ -118,8 +118,9 @@ def gemini_command():
 def gemini_argv(api):
     """A pane command: Gemini CLI against the fake Gemini API (its home is the
     sandbox's `~/.gemini`, prepared by `prepare_gemini_home`)."""
-    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "TERM_PROGRAM=", "GEMINI_API_KEY=fake-key",
-           f"GOOGLE_GEMINI_BASE_URL={api.url}"]
+    # Gemini CLI runs non-interactively (reads stdin, no TUI) when `CI` is set.
+    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "-u", "CI", "-u", "CONTINUOUS_INTEGRATION", "TERM_PROGRAM=",
+           "GEMINI_API_KEY=fake-key", f"GOOGLE_GEMINI_BASE_URL={api.url}"]
     return env + gemini_command()
 
 

@@ -109,6 +109,57 @@ class QuietServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+class FakeServer:
+    """What the loopback fakes of Codex's and Gemini's APIs share: the server
+    thread, the request log, the answers finished and the prompts seen."""
+    NOT_FINAL = "tool"
+
+    def __init__(self, record_path):
+        self.record_path = record_path
+        self.lock = threading.Lock()
+        self.answers = []
+        self.prompts = []  # (time, prompt) of every main-conversation request
+        self.server = QuietServer(("127.0.0.1", 0), self._handler())
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def _handler(self):
+        raise NotImplementedError
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def requests(self):
+        try:
+            with open(self.record_path) as f:
+                return [json.loads(l) for l in f if l.strip()]
+        except OSError:
+            return []
+
+    def record(self, path, body, prompt):
+        """Logs a request; `prompt` when it belongs to the main conversation."""
+        with self.lock:
+            with open(self.record_path, "a") as f:
+                f.write(json.dumps({"t": time.time(), "path": path, "body": body}) + "\n")
+            if prompt is not None:
+                self.prompts.append((time.time(), prompt))
+
+    def log_answer(self, prompt, text, stop):
+        with self.lock:
+            self.answers.append({"t": time.time(), "prompt": prompt, "text": text, "stop": stop})
+
+    def prompt_count(self, prompt):
+        """How many main-conversation requests had `prompt` as their turn's prompt."""
+        with self.lock:
+            return sum(1 for _, p in self.prompts if p == prompt)
+
+    def finished(self, prompt):
+        """Answers that ended a turn of `prompt` (a final text or a failure)."""
+        with self.lock:
+            return [a for a in self.answers if a["prompt"] == prompt and a["stop"] != self.NOT_FINAL]
+
+
 class FakeApi:
     def __init__(self, record_path):
         self.record_path = record_path

@@ -18,7 +18,7 @@ Other calls (`generateContent`: the next-speaker check and the like,
 import json, os, sys, threading, time
 from http.server import BaseHTTPRequestHandler
 
-from fake_api import QuietServer
+from fake_api import FakeServer
 
 
 def current_prompt(body):
@@ -42,35 +42,10 @@ def last_kind(body):
     return "tool_result" if any("functionResponse" in p for p in parts) else "prompt"
 
 
-class FakeGemini:
-    def __init__(self, record_path):
-        self.record_path = record_path
-        self.lock = threading.Lock()
-        self.answers = []
-        self.prompts = []
-        self.server = QuietServer(("127.0.0.1", 0), self._handler())
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
+class FakeGemini(FakeServer):
     @property
     def url(self):
         return f"http://127.0.0.1:{self.port}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-    def log_answer(self, prompt, text, stop):
-        with self.lock:
-            self.answers.append({"t": time.time(), "prompt": prompt, "text": text, "stop": stop})
-
-    def prompt_count(self, prompt):
-        with self.lock:
-            return sum(1 for _, p in self.prompts if p == prompt)
-
-    def finished(self, prompt):
-        with self.lock:
-            return [a for a in self.answers if a["prompt"] == prompt and a["stop"] != "tool"]
 
     def _handler(self):
         api = self
@@ -92,11 +67,7 @@ class FakeGemini:
                 except ValueError:
                     body = {}
                 streaming = ":streamGenerateContent" in self.path
-                with api.lock:
-                    with open(api.record_path, "a") as f:
-                        f.write(json.dumps({"t": time.time(), "path": self.path, "body": body}) + "\n")
-                    if streaming:
-                        api.prompts.append((time.time(), current_prompt(body)))
+                api.record(self.path, body, current_prompt(body) if streaming else None)
                 if ":countTokens" in self.path:
                     return self.send_json(200, {"totalTokens": 10})
                 if not streaming:

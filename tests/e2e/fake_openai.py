@@ -23,7 +23,7 @@ Requests without tools (the thread title) get `{"title": "Fake title"}`.
 import json, os, sys, threading, time
 from http.server import BaseHTTPRequestHandler
 
-from fake_api import QuietServer
+from fake_api import FakeServer
 
 SHELL_TOOLS = ("exec_command", "shell_command", "shell")
 
@@ -73,50 +73,17 @@ def shell_call(body, command, escalate=False):
     return name, args
 
 
-class FakeOpenAI:
-    def __init__(self, record_path):
-        self.record_path = record_path
-        self.counter = 0
-        self.lock = threading.Lock()
-        self.answers = []
-        self.prompts = []  # (time, prompt) of every main-conversation request
-        self.server = QuietServer(("127.0.0.1", 0), self._handler())
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-    def requests(self):
-        try:
-            with open(self.record_path) as f:
-                return [json.loads(l) for l in f if l.strip()]
-        except OSError:
-            return []
-
-    def log_answer(self, prompt, text, stop):
-        with self.lock:
-            self.answers.append({"t": time.time(), "prompt": prompt, "text": text, "stop": stop})
-
-    def prompt_count(self, prompt):
-        """How many main-conversation requests had `prompt` as their turn's prompt."""
-        with self.lock:
-            return sum(1 for _, p in self.prompts if p == prompt)
-
-    def finished(self, prompt):
-        """Answers that ended a turn of `prompt` (a final text or a failure)."""
-        with self.lock:
-            return [a for a in self.answers if a["prompt"] == prompt and a["stop"] != "tool"]
+class FakeOpenAI(FakeServer):
+    counter = 0
 
     def next_id(self):
         with self.lock:
             self.counter += 1
             return self.counter
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}/v1"
 
     def _handler(self):
         api = self
@@ -137,11 +104,7 @@ class FakeOpenAI:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {}
-                with api.lock:
-                    with open(api.record_path, "a") as f:
-                        f.write(json.dumps({"t": time.time(), "path": self.path, "body": body}) + "\n")
-                    if body.get("tools"):
-                        api.prompts.append((time.time(), current_prompt(body)))
+                api.record(self.path, body, current_prompt(body) if body.get("tools") else None)
                 if not self.path.rstrip("/").endswith("/responses"):
                     return self.send_json(200, {})
                 self.answer(body)

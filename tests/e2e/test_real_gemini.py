@@ -122,6 +122,15 @@ class RealGemini(unittest.TestCase):
             wait_for("claude got gemini's answer", lambda: any(
                 "ping from gemini" in p for _, p in self.claude_api.prompts), timeout=40)
 
+    def test_a_flow_claude_to_gemini(self):
+        panes = [("cc", claude_argv(self.claude_api)), ("gm", gemini_argv(self.gemini))]
+        with self.zellij(panes, plugin_config={"flows": "cc -> gm"}) as z:
+            self.ready(z, "gm")
+            wait_for("claude ready", lambda: claude_ready(z.screen()), timeout=60)
+            self.submit(z, "cc", "echo:ping from claude", api=self.claude_api)
+            wait_for("gemini got claude's answer", lambda: any(
+                "ping from claude" in p for _, p in self.gemini.prompts), timeout=40)
+
     def test_three_kinds_in_one_folder_one_tab_keep_their_own_state(self):
         panes = [("gm", gemini_argv(self.gemini)), ("cc", claude_argv(self.claude_api)), ("cx", codex_argv())]
         with self.zellij(panes, allow_sleep=True) as z:

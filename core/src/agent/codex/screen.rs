@@ -28,22 +28,12 @@ pub fn classify<'a, S: AsRef<str>>(rows: &'a [S], title: &str) -> ScreenVerdict<
         return by_rows;
     }
     if title.trim_start().starts_with(ACTION_REQUIRED) {
-        return verdict(State::Waiting, Rule::PermissionWait, None, false);
+        return ScreenVerdict::decided(State::Waiting, Rule::PermissionWait, None, false);
     }
     if starts_with_spinner(title) && by_rows.state != State::Working {
-        return verdict(State::Working, Rule::Spinner, None, true);
+        return ScreenVerdict::decided(State::Working, Rule::Spinner, None, true);
     }
     by_rows
-}
-
-fn verdict<'a>(state: State, rule: Rule, row: Option<(usize, &'a str)>, active: bool) -> ScreenVerdict<'a> {
-    ScreenVerdict {
-        state,
-        rule,
-        line: row.map(|(_, line)| line),
-        row: row.map(|(i, _)| i),
-        active,
-    }
 }
 
 /// True when the title starts with a braille spinner frame.
@@ -57,10 +47,10 @@ fn classify_rows<S: AsRef<str>>(rows: &[S]) -> ScreenVerdict<'_> {
     let rows: Vec<(usize, &str)> = rows.iter().map(|r| r.as_ref().trim()).enumerate().collect();
     let tail = rows.iter().rev().filter(|(_, r)| !r.is_empty()).take(12);
     if let Some(&(i, line)) = tail.clone().find(|(_, r)| DIALOG.iter().any(|d| r.contains(d))) {
-        return verdict(State::Waiting, Rule::PermissionDialog, Some((i, line)), false);
+        return ScreenVerdict::decided(State::Waiting, Rule::PermissionDialog, Some((i, line)), false);
     }
     let Some(composer) = rows.iter().rposition(|(_, r)| r.starts_with('›')) else {
-        return verdict(State::Unknown, Rule::NoStatus, None, false);
+        return ScreenVerdict::decided(State::Unknown, Rule::NoStatus, None, false);
     };
     let above: Vec<&(usize, &str)> = rows[..composer]
         .iter()
@@ -72,7 +62,7 @@ fn classify_rows<S: AsRef<str>>(rows: &[S]) -> ScreenVerdict<'_> {
     let head = above.iter().find(|(_, r)| is_head(r)).or(above.last());
     match head {
         Some(&&(i, line)) => judge_row(i, line),
-        None => verdict(State::Unknown, Rule::NoStatus, None, false),
+        None => ScreenVerdict::decided(State::Unknown, Rule::NoStatus, None, false),
     }
 }
 
@@ -97,21 +87,21 @@ fn is_working(row: &str) -> bool {
 fn judge_row(i: usize, line: &str) -> ScreenVerdict<'_> {
     let row = Some((i, line));
     if is_working(line) {
-        return verdict(State::Working, Rule::FooterActivity, row, true);
+        return ScreenVerdict::decided(State::Working, Rule::FooterActivity, row, true);
     }
     if let Some(rest) = line.strip_prefix('■') {
         return match rest.trim_start().starts_with("Conversation interrupted") {
-            true => verdict(State::Interrupted, Rule::Interrupted, row, false),
-            false => verdict(State::Failed, Rule::ApiError, row, false),
+            true => ScreenVerdict::decided(State::Interrupted, Rule::Interrupted, row, false),
+            false => ScreenVerdict::decided(State::Failed, Rule::ApiError, row, false),
         };
     }
     if line.starts_with('›') {
-        return verdict(State::Working, Rule::PromptEcho, row, true);
+        return ScreenVerdict::decided(State::Working, Rule::PromptEcho, row, true);
     }
     if is_worked_for(line) {
-        return verdict(State::Done, Rule::Banner, row, false);
+        return ScreenVerdict::decided(State::Done, Rule::Banner, row, false);
     }
-    verdict(State::Unknown, Rule::NoStatus, None, false)
+    ScreenVerdict::decided(State::Unknown, Rule::NoStatus, None, false)
 }
 
 /// `Worked for 9s • 12:52` (or `… for <1s`): a past verb, `for`, a

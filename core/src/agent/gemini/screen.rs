@@ -25,10 +25,10 @@ pub fn classify<'a, S: AsRef<str>>(rows: &'a [S], title: &str) -> ScreenVerdict<
     // The approval box takes the input box's place.
     let bottom = rows.iter().rev().filter(|(_, r)| !r.is_empty()).take(16);
     if let Some(&row) = bottom.clone().find(|(_, r)| r.contains("Allow execution of")) {
-        return verdict(State::Waiting, Rule::PermissionDialog, Some(row), false);
+        return ScreenVerdict::decided(State::Waiting, Rule::PermissionDialog, Some(row), false);
     }
     let Some(input) = rows.iter().rposition(|(_, r)| r.starts_with('>')) else {
-        return verdict(State::Unknown, Rule::NoStatus, None, false);
+        return ScreenVerdict::decided(State::Unknown, Rule::NoStatus, None, false);
     };
     let above: Vec<(usize, &str)> = rows[..input]
         .iter()
@@ -38,33 +38,23 @@ pub fn classify<'a, S: AsRef<str>>(rows: &'a [S], title: &str) -> ScreenVerdict<
         .copied()
         .collect();
     if let Some(&row) = above.iter().find(|(_, r)| r.contains("esc to cancel")) {
-        return verdict(State::Working, Rule::FooterActivity, Some(row), true);
+        return ScreenVerdict::decided(State::Working, Rule::FooterActivity, Some(row), true);
     }
     if let Some(&row) = above.iter().take(6).find(|(_, r)| is_running_tool(r)) {
-        return verdict(State::Working, Rule::Spinner, Some(row), true);
+        return ScreenVerdict::decided(State::Working, Rule::Spinner, Some(row), true);
     }
     if title.starts_with(ACTION_TITLE) {
-        return verdict(State::Waiting, Rule::PermissionWait, None, false);
+        return ScreenVerdict::decided(State::Waiting, Rule::PermissionWait, None, false);
     }
     if title.starts_with(WORKING_TITLE) {
-        return verdict(State::Working, Rule::Spinner, None, true);
+        return ScreenVerdict::decided(State::Working, Rule::Spinner, None, true);
     }
     let head = above.iter().find(|(_, r)| is_head(r));
     match head {
         // A title that is not Gemini's (a pane named by its layout keeps
         // its name) tells nothing: the rows decide.
         Some(&(i, line)) => judge_head(i, line, title.starts_with(READY_TITLE) || !is_gemini_title(title)),
-        None => verdict(State::Unknown, Rule::NoStatus, None, false),
-    }
-}
-
-fn verdict<'a>(state: State, rule: Rule, row: Option<(usize, &'a str)>, active: bool) -> ScreenVerdict<'a> {
-    ScreenVerdict {
-        state,
-        rule,
-        line: row.map(|(_, line)| line),
-        row: row.map(|(i, _)| i),
-        active,
+        None => ScreenVerdict::decided(State::Unknown, Rule::NoStatus, None, false),
     }
 }
 
@@ -107,21 +97,21 @@ fn finished_tool(row: &str) -> bool {
 fn judge_head(i: usize, line: &str, ready: bool) -> ScreenVerdict<'_> {
     let row = Some((i, line));
     if finished_tool(line) {
-        return verdict(State::Working, Rule::Spinner, row, true);
+        return ScreenVerdict::decided(State::Working, Rule::Spinner, row, true);
     }
     if line.starts_with("ℹ Request cancelled") {
-        return verdict(State::Interrupted, Rule::Interrupted, row, false);
+        return ScreenVerdict::decided(State::Interrupted, Rule::Interrupted, row, false);
     }
     if line.starts_with('✕') || line.starts_with("ℹ This request failed") {
-        return verdict(State::Failed, Rule::ApiError, row, false);
+        return ScreenVerdict::decided(State::Failed, Rule::ApiError, row, false);
     }
     if line.starts_with('>') {
-        return verdict(State::Working, Rule::PromptEcho, row, true);
+        return ScreenVerdict::decided(State::Working, Rule::PromptEcho, row, true);
     }
     if line.starts_with('✦') && ready {
-        return verdict(State::Done, Rule::Banner, row, false);
+        return ScreenVerdict::decided(State::Done, Rule::Banner, row, false);
     }
-    verdict(State::Unknown, Rule::NoStatus, None, false)
+    ScreenVerdict::decided(State::Unknown, Rule::NoStatus, None, false)
 }
 
 #[cfg(test)]
