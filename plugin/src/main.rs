@@ -52,7 +52,7 @@ impl ZellijPlugin for Plugin {
             EventType::Timer,
             EventType::Mouse,
         ]);
-        let (brain, effects) = Controller::new(&configuration, get_plugin_ids().plugin_id);
+        let (brain, effects) = Controller::new(&configuration, get_plugin_ids().plugin_id, now_ms());
         self.brain = Some(brain);
         carry_out(effects);
     }

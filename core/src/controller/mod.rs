@@ -240,9 +240,9 @@ pub struct Controller {
 }
 
 impl Controller {
-    /// A copy of the bar with plugin id `me` and these settings; the effects
-    /// to carry out on load.
-    pub fn new(settings: &BTreeMap<String, String>, me: u32) -> (Controller, Vec<Effect>) {
+    /// A copy of the bar with plugin id `me` and these settings, loaded at
+    /// `now`; the effects to carry out on load.
+    pub fn new(settings: &BTreeMap<String, String>, me: u32, now: Millis) -> (Controller, Vec<Effect>) {
         let (config, problems) = Config::parse(settings);
         let mut c = Controller {
             me,
@@ -280,7 +280,7 @@ impl Controller {
         if stagger == 0 {
             c.request_permissions();
         } else {
-            c.timers.arm(0, stagger, &mut c.out);
+            c.timers.arm(now, now + stagger, &mut c.out);
         }
         let effects = std::mem::take(&mut c.out);
         (c, effects)

@@ -65,7 +65,7 @@ struct Rig {
 
 impl Rig {
     fn new(me: u32, pairs: &[(&str, &str)]) -> Rig {
-        let (c, _) = Controller::new(&settings(pairs), me);
+        let (c, _) = Controller::new(&settings(pairs), me, T0);
         let mut rig = Rig {
             c,
             screens: FakeScreens::default(),
@@ -155,9 +155,9 @@ fn done_banner() -> Vec<String> {
 
 #[test]
 fn copies_ask_for_permissions_one_after_the_other() {
-    let (_, first) = Controller::new(&BTreeMap::new(), 1);
+    let (_, first) = Controller::new(&BTreeMap::new(), 1, T0);
     assert_eq!(first, vec![Effect::RequestPermissions]);
-    let (mut third, effects) = Controller::new(&BTreeMap::new(), 3);
+    let (mut third, effects) = Controller::new(&BTreeMap::new(), 3, T0);
     assert_eq!(effects, vec![Effect::ArmTimer(2 * PERMISSION_STAGGER_MS)]);
     let effects = third.handle(Event::Timer, T0, &mut FakeScreens::default());
     assert!(effects.contains(&Effect::RequestPermissions), "{effects:?}");
@@ -165,7 +165,7 @@ fn copies_ask_for_permissions_one_after_the_other() {
 
 #[test]
 fn events_before_the_grant_are_replayed_and_after_a_denial_dropped() {
-    let (mut c, _) = Controller::new(&BTreeMap::new(), 1);
+    let (mut c, _) = Controller::new(&BTreeMap::new(), 1, T0);
     let mut screens = FakeScreens::default();
     c.handle(Event::Panes(pane_list(&[(1, 0)])), T0, &mut screens);
     assert_eq!(c.role, Role::Undecided, "queued, not handled");
@@ -173,7 +173,7 @@ fn events_before_the_grant_are_replayed_and_after_a_denial_dropped() {
     assert!(effects.contains(&Effect::SetUnselectable));
     assert!(c.role.is_leader(), "the queued pane list was replayed");
 
-    let (mut denied, _) = Controller::new(&BTreeMap::new(), 1);
+    let (mut denied, _) = Controller::new(&BTreeMap::new(), 1, T0);
     let effects = denied.handle(Event::Permission(false), T0, &mut screens);
     assert!(effects.contains(&Effect::Redraw));
     assert!(denied.render(200, T0).contains("permissions denied"));
@@ -185,7 +185,7 @@ fn events_before_the_grant_are_replayed_and_after_a_denial_dropped() {
 
 #[test]
 fn the_queue_before_the_grant_is_bounded() {
-    let (mut c, _) = Controller::new(&BTreeMap::new(), 1);
+    let (mut c, _) = Controller::new(&BTreeMap::new(), 1, T0);
     for _ in 0..(MAX_QUEUED_EVENTS * 3) {
         c.handle(Event::CommandChanged, T0, &mut FakeScreens::default());
     }
@@ -510,7 +510,7 @@ impl Session {
         let copies = COPIES
             .iter()
             .map(|me| {
-                let (mut c, _) = Controller::new(&settings(pairs), *me);
+                let (mut c, _) = Controller::new(&settings(pairs), *me, T0);
                 c.handle(Event::Permission(true), T0, &mut FakeScreens::default());
                 c
             })
