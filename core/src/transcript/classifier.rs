@@ -113,7 +113,7 @@ impl Classifier {
     /// Feeds bytes appended to the file. Only complete lines change the verdict.
     pub fn feed(&mut self, bytes: &[u8]) {
         let mut lines = std::mem::take(&mut self.lines);
-        lines.feed(bytes, MAX_LINE_BYTES, |piece| self.finish_line(piece));
+        lines.feed(bytes, MAX_LINE_BYTES, |piece, _| self.finish_line(piece));
         self.lines = lines;
     }
 

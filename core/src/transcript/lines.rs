@@ -20,30 +20,47 @@ impl Piece<'_> {
     }
 }
 
-/// The bytes of a half-written last line.
+/// The bytes of a half-written last line, and where the complete ones end.
 #[derive(Debug, Clone, Default)]
 pub struct LineBuffer {
     partial: Vec<u8>,
     skipped: Option<u64>,
+    offset: u64,
 }
 
 impl LineBuffer {
+    /// A buffer for a file read from `offset`, a line start.
+    pub fn starting_at(offset: u64) -> Self {
+        LineBuffer {
+            offset,
+            ..LineBuffer::default()
+        }
+    }
+
+    /// Bytes consumed so far as complete lines (the next line's start).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
     /// Bytes of a half-written last line being held (or skipped).
     pub fn pending_bytes(&self) -> usize {
         self.skipped.map_or(self.partial.len(), |len| len as usize)
     }
 
-    /// Feeds appended bytes; calls `on_piece` for each line they complete.
-    pub fn feed(&mut self, mut bytes: &[u8], max_line: usize, mut on_piece: impl FnMut(Piece<'_>)) {
+    /// Feeds appended bytes; calls `on_piece` for each line they complete,
+    /// with the offset just after it.
+    pub fn feed(&mut self, mut bytes: &[u8], max_line: usize, mut on_piece: impl FnMut(Piece<'_>, u64)) {
         while let Some(newline) = memchr::memchr(b'\n', bytes) {
             let (tail, rest) = bytes.split_at(newline + 1);
+            let piece_len = self.partial.len() as u64 + tail.len() as u64 + self.skipped.unwrap_or(0);
+            self.offset += piece_len;
             match self.skipped.take() {
-                Some(len) => on_piece(Piece::TooLong(len + tail.len() as u64)),
-                None if self.partial.is_empty() => on_piece(Piece::Line(tail)),
+                Some(len) => on_piece(Piece::TooLong(len + tail.len() as u64), self.offset),
+                None if self.partial.is_empty() => on_piece(Piece::Line(tail), self.offset),
                 None => {
                     let mut line = std::mem::take(&mut self.partial);
                     line.extend_from_slice(tail);
-                    on_piece(Piece::Line(&line));
+                    on_piece(Piece::Line(&line), self.offset);
                 }
             }
             bytes = rest;
@@ -65,7 +82,7 @@ mod tests {
 
     fn pieces(buffer: &mut LineBuffer, bytes: &[u8], max: usize) -> Vec<Option<Vec<u8>>> {
         let mut out = Vec::new();
-        buffer.feed(bytes, max, |p| {
+        buffer.feed(bytes, max, |p, _| {
             out.push(match p {
                 Piece::Line(l) => Some(l.to_vec()),
                 Piece::TooLong(_) => None,
@@ -84,12 +101,22 @@ mod tests {
             vec![Some(b"{\"a\":1}\n".to_vec()), Some(b"{}\n".to_vec())]
         );
         let mut lens = Vec::new();
-        b.feed(&[b'x'; 150], 100, |_| {});
-        b.feed(b"yy\nok\n", 100, |p| lens.push(p.file_len()));
+        let mut ends = Vec::new();
+        b.feed(&[b'x'; 150], 100, |_, _| {});
+        b.feed(b"yy\nok\n", 100, |p, end| {
+            lens.push(p.file_len());
+            ends.push(end);
+        });
         assert_eq!(
             lens,
             vec![1 + 150 + 3, 3],
             "the skipped line's length counts every byte"
         );
+        assert_eq!(
+            ends,
+            vec![11 + 154, 11 + 154 + 3],
+            "each piece with the offset after it"
+        );
+        assert_eq!(b.offset(), 11 + 157);
     }
 }

@@ -91,7 +91,6 @@ fn may_matter(bytes: &[u8]) -> bool {
 #[derive(Debug, Clone, Default)]
 pub struct RolloutClassifier {
     lines: LineBuffer,
-    offset: u64,
     session_id: Option<String>,
     started: bool,
     state: Option<State>,
@@ -112,14 +111,14 @@ impl RolloutClassifier {
     /// A classifier that starts at `offset`, a line start.
     pub fn starting_at(offset: u64) -> Self {
         RolloutClassifier {
-            offset,
+            lines: LineBuffer::starting_at(offset),
             ..RolloutClassifier::default()
         }
     }
 
     /// Bytes consumed so far as complete lines.
     pub fn offset(&self) -> u64 {
-        self.offset
+        self.lines.offset()
     }
 
     /// Bytes of a half-written last line being held.
@@ -130,13 +129,9 @@ impl RolloutClassifier {
     /// Feeds bytes appended to the file. Only complete lines count.
     pub fn feed(&mut self, bytes: &[u8]) {
         let mut lines = std::mem::take(&mut self.lines);
-        lines.feed(bytes, MAX_LINE_BYTES, |piece| {
-            let end = self.offset + piece.file_len();
-            match piece {
-                Piece::Line(line) => self.apply(line, end),
-                Piece::TooLong(_) => self.invalid_lines += 1,
-            }
-            self.offset = end;
+        lines.feed(bytes, MAX_LINE_BYTES, |piece, end| match piece {
+            Piece::Line(line) => self.apply(line, end),
+            Piece::TooLong(_) => self.invalid_lines += 1,
         });
         self.lines = lines;
     }

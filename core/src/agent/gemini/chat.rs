@@ -83,7 +83,6 @@ fn kind_of(record: &Value) -> Option<Kind> {
 #[derive(Debug, Clone, Default)]
 pub struct ChatClassifier {
     lines: LineBuffer,
-    offset: u64,
     session_id: Option<String>,
     /// The records of the current turn, its prompt first.
     turn: Vec<Record>,
@@ -100,7 +99,7 @@ impl ChatClassifier {
 
     /// Bytes consumed so far as complete lines.
     pub fn offset(&self) -> u64 {
-        self.offset
+        self.lines.offset()
     }
 
     /// Bytes of a half-written last line being held.
@@ -111,13 +110,9 @@ impl ChatClassifier {
     /// Feeds bytes appended to the file. Only complete lines count.
     pub fn feed(&mut self, bytes: &[u8]) {
         let mut lines = std::mem::take(&mut self.lines);
-        lines.feed(bytes, MAX_LINE_BYTES, |piece| {
-            let end = self.offset + piece.file_len();
-            match piece {
-                Piece::Line(line) => self.apply(line, end),
-                Piece::TooLong(_) => self.invalid_lines += 1,
-            }
-            self.offset = end;
+        lines.feed(bytes, MAX_LINE_BYTES, |piece, end| match piece {
+            Piece::Line(line) => self.apply(line, end),
+            Piece::TooLong(_) => self.invalid_lines += 1,
         });
         self.lines = lines;
     }
