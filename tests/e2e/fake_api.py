@@ -109,13 +109,39 @@ class QuietServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+class JsonHandler(BaseHTTPRequestHandler):
+    """What every fake's request handler shares: quiet, HTTP/1.1, JSON in and out."""
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def read_body(self):
+        """The request's JSON body ({} when there is none or it is not JSON)."""
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b"{}"
+        try:
+            return json.loads(raw or b"{}")
+        except ValueError:
+            return {}
+
+    def send_json(self, code, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
 class FakeServer:
-    """What the loopback fakes of Codex's and Gemini's APIs share: the server
-    thread, the request log, the answers finished and the prompts seen."""
+    """What the loopback fakes of the agents' APIs share: the server thread,
+    the request log, the answers finished and the prompts seen."""
     NOT_FINAL = "tool"
 
     def __init__(self, record_path):
         self.record_path = record_path
+        self.counter = 0
         self.lock = threading.Lock()
         self.answers = []
         self.prompts = []  # (time, prompt) of every main-conversation request
@@ -126,9 +152,19 @@ class FakeServer:
     def _handler(self):
         raise NotImplementedError
 
-    def close(self):
+    def close(self, remove_log=False):
         self.server.shutdown()
         self.server.server_close()
+        if remove_log:
+            try:
+                os.unlink(self.record_path)
+            except OSError:
+                pass
+
+    def next_id(self):
+        with self.lock:
+            self.counter += 1
+            return self.counter
 
     def requests(self):
         try:
@@ -160,53 +196,12 @@ class FakeServer:
             return [a for a in self.answers if a["prompt"] == prompt and a["stop"] != self.NOT_FINAL]
 
 
-class FakeApi:
-    def __init__(self, record_path):
-        self.record_path = record_path
-        self.counter = 0
-        self.lock = threading.Lock()
-        self.answers = []
-        self.prompts = []  # the turn prompt of every main-conversation request
-        handler = self._handler()
-        self.server = QuietServer(("127.0.0.1", 0), handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+class FakeApi(FakeServer):
+    NOT_FINAL = "tool_use"
 
     @property
     def url(self):
         return f"http://127.0.0.1:{self.port}"
-
-    def close(self, remove_log=False):
-        self.server.shutdown()
-        self.server.server_close()
-        if remove_log:
-            try:
-                os.unlink(self.record_path)
-            except OSError:
-                pass
-
-    def requests(self):
-        try:
-            with open(self.record_path) as f:
-                return [json.loads(l) for l in f if l.strip()]
-        except OSError:
-            return []
-
-    def log_answer(self, prompt, text, stop):
-        """Notes a finished answer of the main conversation (or an HTTP error)."""
-        with self.lock:
-            self.answers.append({"t": time.time(), "prompt": prompt, "text": text, "stop": stop})
-
-    def finished(self, prompt):
-        """Answers that ended a turn of `prompt` (end_turn or an HTTP error)."""
-        with self.lock:
-            return [a for a in self.answers if a["prompt"] == prompt and a["stop"] != "tool_use"]
-
-    def prompt_count(self, prompt):
-        """How many main-conversation requests had `prompt` as their turn's prompt."""
-        with self.lock:
-            return sum(1 for _, p in self.prompts if p == prompt)
 
     def seen_at(self, text):
         """When a main-conversation request whose prompt contains `text` first came (or None)."""
@@ -224,20 +219,10 @@ class FakeApi:
         sub = self.finished(subtask)
         return sub and next((a for a in self.finished(prompt) if a["t"] > sub[0]["t"]), None)
 
-    def next_id(self):
-        with self.lock:
-            self.counter += 1
-            return self.counter
-
     def _handler(self):
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
+        class Handler(JsonHandler):
             def do_GET(self):
                 self.send_json(200, {})
 
@@ -247,31 +232,14 @@ class FakeApi:
                 self.end_headers()
 
             def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b"{}"
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                body = self.read_body()
                 self.prompt = current_prompt(body) if body.get("tools") else None  # main conversation only
-                with api.lock:
-                    with open(api.record_path, "a") as f:
-                        f.write(json.dumps({"t": time.time(), "path": self.path, "body": body}) + "\n")
-                    if self.prompt is not None:
-                        api.prompts.append((time.time(), self.prompt))
+                api.record(self.path, body, self.prompt)
                 if "count_tokens" in self.path:
                     return self.send_json(200, {"input_tokens": 10})
                 if not self.path.startswith("/v1/messages"):
                     return self.send_json(200, {})
                 self.answer(body)
-
-            def send_json(self, code, obj):
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
             def answer(self, body):
                 if self.prompt is None:

@@ -16,9 +16,7 @@ Other calls (`generateContent`: the next-speaker check and the like,
 `countTokens`) get short valid answers.
 """
 import json, os, sys, threading, time
-from http.server import BaseHTTPRequestHandler
-
-from fake_api import FakeServer
+from fake_api import FakeServer, JsonHandler
 
 
 def current_prompt(body):
@@ -50,22 +48,12 @@ class FakeGemini(FakeServer):
     def _handler(self):
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
+        class Handler(JsonHandler):
             def do_GET(self):
                 self.send_json(200, {"models": []})
 
             def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b"{}"
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                body = self.read_body()
                 streaming = ":streamGenerateContent" in self.path
                 api.record(self.path, body, current_prompt(body) if streaming else None)
                 if ":countTokens" in self.path:
@@ -74,14 +62,6 @@ class FakeGemini(FakeServer):
                     text = json.dumps({"reasoning": "fake", "next_speaker": "user"})
                     return self.send_json(200, {"candidates": [self.candidate([{"text": text}])]})
                 self.answer(body)
-
-            def send_json(self, code, obj):
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
             @staticmethod
             def candidate(parts, finish="STOP"):

@@ -21,9 +21,7 @@ current turn (the last text a person typed; words after the first are free):
 Requests without tools (the thread title) get `{"title": "Fake title"}`.
 """
 import json, os, sys, threading, time
-from http.server import BaseHTTPRequestHandler
-
-from fake_api import FakeServer
+from fake_api import FakeServer, JsonHandler
 
 SHELL_TOOLS = ("exec_command", "shell_command", "shell")
 
@@ -74,13 +72,6 @@ def shell_call(body, command, escalate=False):
 
 
 class FakeOpenAI(FakeServer):
-    counter = 0
-
-    def next_id(self):
-        with self.lock:
-            self.counter += 1
-            return self.counter
-
     @property
     def url(self):
         return f"http://127.0.0.1:{self.port}/v1"
@@ -88,34 +79,16 @@ class FakeOpenAI(FakeServer):
     def _handler(self):
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
+        class Handler(JsonHandler):
             def do_GET(self):
                 self.send_json(200, {"data": [], "models": []})
 
             def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b"{}"
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                body = self.read_body()
                 api.record(self.path, body, current_prompt(body) if body.get("tools") else None)
                 if not self.path.rstrip("/").endswith("/responses"):
                     return self.send_json(200, {})
                 self.answer(body)
-
-            def send_json(self, code, obj):
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
             def answer(self, body):
                 if not body.get("tools"):

@@ -7,23 +7,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, codex_argv, codex_ready, prepare_codex_home, prepare_home
 from fake_api import FakeApi
 from fake_openai import FakeOpenAI
-from harness import Zellij, segments_by_pane, wait_for
-from test_real_claude import clear_input, is_confirmed_done, type_prompt
+from agent_case import AgentCase, claude_ready, segment
+from harness import Zellij, wait_for
+from test_real_claude import is_confirmed_done
 
 
-def claude_ready(screen):
-    """Claude Code's own footer (Codex's footer also says `? for shortcuts`)."""
-    return "bypass permissions" in screen
-
-
-def segment(z, title):
-    return segments_by_pane(z.bar()).get(z.pane_id(title)) or ""
-
-
-class RealCodex(unittest.TestCase):
+class RealCodex(AgentCase, unittest.TestCase):
     def setUp(self):
         tmp = os.environ.get("TMPDIR", "/tmp")
-        self.openai = FakeOpenAI(os.path.join(tmp, f"fake-openai-{os.getpid()}-{time.time()}.jsonl"))
+        self.openai = self.agent_api = FakeOpenAI(os.path.join(tmp, f"fake-openai-{os.getpid()}-{time.time()}.jsonl"))
         self.claude_api = FakeApi(os.path.join(tmp, f"fake-api-{os.getpid()}-{time.time()}.jsonl"))
 
     def tearDown(self):
@@ -42,37 +34,12 @@ class RealCodex(unittest.TestCase):
         wait_for(f"{title} ready", lambda: codex_ready(z.screen()), timeout=60)
         wait_for(f"{title} in the bar", lambda: segment(z, title), timeout=30)
 
-    def submit(self, z, title, text, api=None, attempts=3):
-        """Types a prompt and Enter until the fake API gets it."""
-        api = api or self.openai
-        for _ in range(attempts):
-            before = api.prompt_count(text)
-            type_prompt(z, title, text)
-            try:
-                wait_for(f"{text!r} submitted", lambda: api.prompt_count(text) > before, timeout=8)
-                return
-            except AssertionError:
-                clear_input(z, title)
-        self.fail(f"{text!r} never reached the API")
-
-    def sample_until(self, z, title, what, end, timeout=40):
-        """Samples the pane's segment until `end()`; the samples."""
-        samples = []
-
-        def ended():
-            samples.append((time.time(), segment(z, title)))
-            return end()
-        result = wait_for(what, ended, timeout=timeout, interval=0.05)
-        return result, samples
-
     def test_a_tool_turn_is_working_then_confirmed_done_never_done_between(self):
         with self.zellij([("cx", codex_argv())]) as z:
             self.ready(z, "cx")
             self.submit(z, "cx", "tool:3")
-            end, samples = self.sample_until(z, "cx", "the final answer",
-                                             lambda: next(iter(self.openai.finished("tool:3")), None))
-            early = [s for t, s in samples if t < end["t"] and "done" in s]
-            self.assertFalse(early, "done shown before the final answer")
+            samples = self.assert_never_done_until(z, "cx", "the final answer",
+                                                   lambda: next(iter(self.openai.finished("tool:3")), None))
             self.assertTrue([s for _, s in samples if "working" in s], "working shown meanwhile")
             wait_for("confirmed done", lambda: is_confirmed_done(segment(z, "cx")), timeout=20)
 
@@ -82,7 +49,7 @@ class RealCodex(unittest.TestCase):
             self.submit(z, "cx", "tool:8")
             wait_for("working", lambda: "working" in segment(z, "cx"), timeout=20)
             time.sleep(1)
-            z.action("write", "--pane-id", f"terminal_{z.pane_id('cx')}", "27")
+            self.press(z, "cx", "27")
             wait_for("interrupted", lambda: "interrupted" in segment(z, "cx"), timeout=20)
 
     def test_a_failed_turn_is_failed(self):
@@ -100,7 +67,7 @@ class RealCodex(unittest.TestCase):
             # dialog takes keys only once drawn: press Enter until it goes.
             wait_for("the dialog", lambda: "Press enter to confirm" in z.screen(), timeout=20)
             for _ in range(5):
-                z.action("write", "--pane-id", f"terminal_{z.pane_id('cx')}", "13")
+                self.press(z, "cx", "13")
                 try:
                     wait_for("the dialog gone", lambda: "Press enter to confirm" not in z.screen(), timeout=3)
                     break

@@ -9,23 +9,16 @@ from agents import prepare_codex_home, prepare_gemini_home, prepare_home
 from fake_api import FakeApi
 from fake_gemini import FakeGemini
 from fake_openai import FakeOpenAI
-from harness import Zellij, segments_by_pane, wait_for
-from test_real_claude import clear_input, is_confirmed_done, type_prompt
+from agent_case import AgentCase, claude_ready, segment
+from harness import Zellij, wait_for
+from test_real_claude import is_confirmed_done
 
 
-def segment(z, title):
-    return segments_by_pane(z.bar()).get(z.pane_id(title)) or ""
-
-
-def claude_ready(screen):
-    return "bypass permissions" in screen
-
-
-class RealGemini(unittest.TestCase):
+class RealGemini(AgentCase, unittest.TestCase):
     def setUp(self):
         tmp = os.environ.get("TMPDIR", "/tmp")
         stamp = f"{os.getpid()}-{time.time()}"
-        self.gemini = FakeGemini(os.path.join(tmp, f"fake-gemini-{stamp}.jsonl"))
+        self.gemini = self.agent_api = FakeGemini(os.path.join(tmp, f"fake-gemini-{stamp}.jsonl"))
         self.claude_api = FakeApi(os.path.join(tmp, f"fake-api-{stamp}.jsonl"))
         self.openai = FakeOpenAI(os.path.join(tmp, f"fake-openai-{stamp}.jsonl"))
 
@@ -45,32 +38,6 @@ class RealGemini(unittest.TestCase):
     def ready(self, z, title):
         wait_for(f"{title} ready", lambda: gemini_ready(z.screen()), timeout=60)
         wait_for(f"{title} in the bar", lambda: segment(z, title), timeout=30)
-
-    def submit(self, z, title, text, api=None, attempts=3):
-        api = api or self.gemini
-        for _ in range(attempts):
-            before = api.prompt_count(text)
-            type_prompt(z, title, text)
-            try:
-                wait_for(f"{text!r} submitted", lambda: api.prompt_count(text) > before, timeout=8)
-                return
-            except AssertionError:
-                clear_input(z, title)
-        self.fail(f"{text!r} never reached the API")
-
-    def press(self, z, title, code):
-        z.action("write", "--pane-id", f"terminal_{z.pane_id(title)}", code)
-
-    def assert_never_done_until(self, z, title, what, end, timeout=40):
-        samples = []
-
-        def ended():
-            samples.append((time.time(), segment(z, title)))
-            return end()
-        result = wait_for(what, ended, timeout=timeout, interval=0.05)
-        early = [s for t, s in samples if t < result["t"] and "done" in s]
-        self.assertFalse(early, f"done shown before {what}")
-        return samples
 
     def test_a_tool_turn_that_needs_approval_is_waiting_then_done(self):
         with self.zellij([("gm", gemini_argv(self.gemini))]) as z:
