@@ -1,13 +1,16 @@
 //! Rendering of the one-row status bar: one segment per agent pane.
 //!
-//! `⠿ 2 api working 41s │ ✓ 3 docs done │ ✗ 4 tests failed │ ? 5 waiting`
+//! `needs you: 2 │ ⠿ 2 api working 41s │ ✓ 3 docs done │ ✗ 4 tests failed │ ? 5 waiting`
 //!
 //! A pure function of the segments, the time, the width and a palette; it
 //! returns the ANSI-coloured row and where each segment sits, so a mouse
-//! click can be mapped back to its pane. When the row is too narrow, names
-//! go first, then durations, then segments are cut with `…`.
+//! click can be mapped back to its pane (or to the "needs you" counter,
+//! shown first while some pane needs you, see [`crate::attention`]). When the
+//! row is too narrow, names go first, then durations, then segments are cut
+//! with `…`.
 
 use crate::agent::AgentKind;
+use crate::attention;
 use crate::verdict::{Millis, State};
 
 /// A terminal colour.
@@ -71,18 +74,27 @@ pub struct Segment {
     pub kind: AgentKind,
 }
 
+/// What a click on the bar lands on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hit {
+    /// A pane's segment.
+    Pane(u32),
+    /// The "needs you" counter.
+    Attention,
+}
+
 /// A rendered bar.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
     /// The row, with ANSI colours, at most `cols` columns wide.
     pub line: String,
-    /// `(first column, last column exclusive, pane)` of each segment shown.
-    pub hits: Vec<(usize, usize, u32)>,
+    /// `(first column, last column exclusive, what)` of each clickable part shown.
+    pub hits: Vec<(usize, usize, Hit)>,
 }
 
 impl Rendered {
-    /// The pane whose segment covers `col`.
-    pub fn pane_at(&self, col: usize) -> Option<u32> {
+    /// What covers column `col`.
+    pub fn at(&self, col: usize) -> Option<Hit> {
         self.hits.iter().find(|(a, b, _)| (*a..*b).contains(&col)).map(|h| h.2)
     }
 }
@@ -113,6 +125,13 @@ pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette,
     if segments.is_empty() && message.is_none() {
         out.text("turnstile: no agent panes yet", palette.muted);
     }
+    let needing = attention::queue(segments).len();
+    if needing > 0 {
+        out.counter(&counter(needing, detail));
+        if !segments.is_empty() {
+            out.text(SEPARATOR, palette.muted);
+        }
+    }
     for (i, seg) in segments.iter().enumerate() {
         if i > 0 {
             out.text(SEPARATOR, palette.muted);
@@ -121,7 +140,7 @@ pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette,
         out.segment(seg, now, detail);
         let end = out.width;
         if end > start {
-            out.hits.push((start, end, seg.pane));
+            out.hits.push((start, end, Hit::Pane(seg.pane)));
         }
     }
     if let Some(msg) = message {
@@ -140,7 +159,20 @@ fn plain_width(segments: &[Segment], now: Millis, detail: Detail, tags: bool, me
         .sum();
     let seps = segments.len().saturating_sub(1) * SEPARATOR.chars().count();
     let msg = message.map_or(0, |m| m.chars().count() + SEPARATOR.chars().count());
-    parts + seps + msg
+    let needing = attention::queue(segments).len();
+    let count = match needing {
+        0 => 0,
+        n => counter(n, detail).chars().count() + 2 + SEPARATOR.chars().count(),
+    };
+    parts + seps + msg + count
+}
+
+/// The "needs you" counter's text.
+fn counter(needing: usize, detail: Detail) -> String {
+    match detail {
+        Detail::Minimal => format!("!{needing}"),
+        _ => format!("needs you: {needing}"),
+    }
 }
 
 /// The icon of a state; a guessed done is marked.
@@ -194,7 +226,7 @@ struct Painter<'p> {
     width: usize,
     cols: usize,
     palette: &'p Palette,
-    hits: Vec<(usize, usize, u32)>,
+    hits: Vec<(usize, usize, Hit)>,
     /// Segments name their agent's kind.
     tags: bool,
 }
@@ -224,6 +256,22 @@ impl<'p> Painter<'p> {
                 .push_str(&format!("\x1b[22m{}", sgr_bg(self.palette.background)));
         } else {
             self.text(&label(seg, now, detail, self.tags), color);
+        }
+    }
+
+    /// The "needs you" counter: bold, on the waiting colour, clickable.
+    fn counter(&mut self, text: &str) {
+        let start = self.width;
+        self.line.push_str(&format!(
+            "\x1b[1m{}{}",
+            sgr_bg(self.palette.waiting),
+            sgr_fg(self.palette.background)
+        ));
+        self.raw(&format!(" {text} "));
+        self.line
+            .push_str(&format!("\x1b[22m{}", sgr_bg(self.palette.background)));
+        if self.width > start {
+            self.hits.push((start, self.width, Hit::Attention));
         }
     }
 
@@ -312,7 +360,7 @@ mod tests {
     #[test]
     fn full_width_bar() {
         let r = render(&sample(), 41_000, 120, &Palette::default(), None);
-        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 api working 41s │  ✓ 3 docs done  │ ✗ 4 tests failed │ ? 5 review waiting 11s │ ✓? 6 guess done");
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 2  │ ⠿ 2 api working 41s │  ✓ 3 docs done  │ ✗ 4 tests failed │ ? 5 review waiting 11s │ ✓? 6 guess done");
         insta::assert_debug_snapshot!(r.line);
     }
 
@@ -321,17 +369,17 @@ mod tests {
         let mut segments = sample();
         segments[1].kind = AgentKind::Codex;
         let r = render(&segments[..2], 41_000, 120, &Palette::default(), None);
-        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 api cc working 41s │  ✓ 3 docs cx done");
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 1  │ ⠿ 2 api cc working 41s │  ✓ 3 docs cx done");
         let r = render(&segments[..2], 41_000, 12, &Palette::default(), None);
-        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 │  ✓ 3");
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" !1  │ ⠿ 2 …");
     }
 
     #[test]
     fn narrow_bar_drops_names_then_words() {
-        let r = render(&sample(), 41_000, 80, &Palette::default(), None);
-        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 working 41s │  ✓ 3 done  │ ✗ 4 failed │ ? 5 waiting 11s │ ✓? 6 done");
-        let r = render(&sample(), 41_000, 40, &Palette::default(), None);
-        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @"⠿ 2 │  ✓ 3  │ ✗ 4 │ ? 5 │ ✓? 6");
+        let r = render(&sample(), 41_000, 96, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 2  │ ⠿ 2 working 41s │  ✓ 3 done  │ ✗ 4 failed │ ? 5 waiting 11s │ ✓? 6 done");
+        let r = render(&sample(), 41_000, 48, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" !2  │ ⠿ 2 │  ✓ 3  │ ✗ 4 │ ? 5 │ ✓? 6");
     }
 
     #[test]
@@ -350,11 +398,28 @@ mod tests {
 
     #[test]
     fn clicks_map_to_panes() {
-        let r = render(&sample(), 41_000, 120, &Palette::default(), None);
-        assert_eq!(r.pane_at(0), Some(2));
-        let docs = ansi::strip(&r.line).chars().position(|c| c == '✓').unwrap();
-        assert_eq!(r.pane_at(docs), Some(3));
-        assert_eq!(r.pane_at(119), None);
+        let r = render(&sample(), 41_000, 140, &Palette::default(), None);
+        assert_eq!(r.at(0), Some(Hit::Attention), "the counter comes first");
+        let plain = ansi::strip(&r.line);
+        let api = plain.chars().position(|c| c == '⠿').unwrap();
+        assert_eq!(r.at(api), Some(Hit::Pane(2)));
+        let docs = plain.chars().position(|c| c == '✓').unwrap();
+        assert_eq!(r.at(docs), Some(Hit::Pane(3)));
+        assert_eq!(r.at(139), None);
+    }
+
+    #[test]
+    fn the_counter_shows_how_many_panes_need_you() {
+        let calm = [seg(2, "api", State::Working, false, 0, false)];
+        let r = render(&calm, 41_000, 60, &Palette::default(), None);
+        assert!(
+            !ansi::strip(&r.line).contains("needs you"),
+            "nothing needs you: no counter"
+        );
+        let r = render(&sample(), 41_000, 30, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" !2  │ ⠿ 2 │  ✓ 3  │ ✗ 4 │ ? …");
+        let counter_only = render(&sample()[1..2], 0, 60, &Palette::default(), None);
+        insta::assert_debug_snapshot!(counter_only.line);
     }
 
     #[test]

@@ -18,6 +18,16 @@ pub enum Watch {
     Titles(Vec<String>),
 }
 
+/// What this instance of the plugin is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    /// The status bar (the default).
+    #[default]
+    Bar,
+    /// The floating inbox view the bar opens.
+    Inbox,
+}
+
 /// Typed plugin settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -39,6 +49,15 @@ pub struct Config {
     pub flows: Vec<FlowRule>,
     /// Payload template and limits of the flows.
     pub flow: FlowSettings,
+    /// The command run (through `sh -c`) when a pane nobody looks at turns
+    /// done, failed or waiting (`None`: off).
+    pub notify: Option<String>,
+    /// Least time between two notifier runs (ms).
+    pub notify_interval_ms: u64,
+    /// Finished turns the inbox keeps.
+    pub inbox_size: usize,
+    /// Bar or inbox view.
+    pub view: View,
 }
 
 impl Default for Config {
@@ -53,6 +72,10 @@ impl Default for Config {
             watcher: true,
             flows: Vec::new(),
             flow: FlowSettings::default(),
+            notify: None,
+            notify_interval_ms: 10_000,
+            inbox_size: crate::inbox::DEFAULT_CAPACITY,
+            view: View::Bar,
         }
     }
 }
@@ -76,6 +99,10 @@ const KNOWN: &[&str] = &[
     "color_failed",
     "color_waiting",
     "color_muted",
+    "notify",
+    "notify_interval_ms",
+    "inbox_size",
+    "view",
 ];
 
 impl Config {
@@ -126,6 +153,7 @@ impl Config {
             }
         }
         parse_flows(map, &mut config, &mut problems);
+        parse_attention(map, &mut config, &mut problems);
         config.palette = parse_palette(map, &mut problems);
         (config, problems)
     }
@@ -153,6 +181,31 @@ fn parse_flows(map: &BTreeMap<String, String>, config: &mut Config, problems: &m
         match raw.trim().parse::<u32>() {
             Ok(n) if (1..=100).contains(&n) => flow.max_hops = n,
             _ => problems.push(format!("max_hops must be between 1 and 100, not `{raw}`")),
+        }
+    }
+}
+
+fn parse_attention(map: &BTreeMap<String, String>, config: &mut Config, problems: &mut Vec<String>) {
+    config.notify = map.get("notify").map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
+    if let Some(raw) = map.get("notify_interval_ms") {
+        match raw.trim().parse::<u64>() {
+            Ok(ms) if ms <= 3_600_000 => config.notify_interval_ms = ms,
+            _ => problems.push(format!(
+                "notify_interval_ms must be a number of ms up to 3600000, not `{raw}`"
+            )),
+        }
+    }
+    if let Some(raw) = map.get("inbox_size") {
+        match raw.trim().parse::<usize>() {
+            Ok(n) if (1..=10_000).contains(&n) => config.inbox_size = n,
+            _ => problems.push(format!("inbox_size must be between 1 and 10000, not `{raw}`")),
+        }
+    }
+    if let Some(raw) = map.get("view") {
+        match raw.trim() {
+            "bar" | "" => config.view = View::Bar,
+            "inbox" => config.view = View::Inbox,
+            _ => problems.push(format!("view must be bar or inbox, not `{raw}`")),
         }
     }
 }
@@ -220,6 +273,9 @@ mod tests {
             ("flows", "planner -> coder"),
             ("max_hops", "2"),
             ("color_done", "#00ff7f"),
+            ("notify", " notify-send turnstile \"$TURNSTILE_SUMMARY\" "),
+            ("notify_interval_ms", "0"),
+            ("inbox_size", "50"),
         ]));
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(c.host_command, "/opt/bin/turnstile");
@@ -228,6 +284,11 @@ mod tests {
         assert_eq!(c.palette.unwrap().done, Color::Rgb(0, 255, 127));
         assert!(!c.watcher);
         assert_eq!((c.flows.len(), c.flow.max_hops), (1, 2));
+        assert_eq!(
+            c.notify.as_deref(),
+            Some("notify-send turnstile \"$TURNSTILE_SUMMARY\"")
+        );
+        assert_eq!((c.notify_interval_ms, c.inbox_size, c.view), (0, 50, View::Bar));
     }
 
     #[test]
@@ -240,10 +301,12 @@ mod tests {
             ("colour", "red"),
             ("host_command", "  "),
             ("flows", "planner coder"),
+            ("inbox_size", "0"),
+            ("view", "popup"),
         ]));
         assert_eq!(c.poll_ms, Config::default().poll_ms);
         assert_eq!(c.host_command, "turnstile");
-        assert_eq!(problems.len(), 7, "{problems:?}");
+        assert_eq!(problems.len(), 9, "{problems:?}");
         assert!(problems.iter().any(|p| p.contains("unknown setting `colour`")));
     }
 }

@@ -26,12 +26,14 @@
 pub mod agent;
 pub mod ansi;
 pub mod arbiter;
+pub mod attention;
 pub mod bar;
 pub mod config;
 pub mod controller;
 pub mod error;
 pub mod flow;
 pub mod hook;
+pub mod inbox;
 pub mod panes;
 pub mod protocol;
 pub mod screen;

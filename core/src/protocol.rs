@@ -23,6 +23,16 @@ pub const PIPE_SYNC: &str = "turnstile-sync";
 pub const PIPE_VIEW: &str = "turnstile-view";
 /// Name of the routing commands' pipe (keybindings: next, prev, resend, …).
 pub const PIPE_ROUTE: &str = "route";
+/// Name of the pipe that jumps to the next pane that needs you.
+pub const PIPE_ATTENTION: &str = "attention";
+/// Name of the pipe that opens the inbox view.
+pub const PIPE_INBOX: &str = "inbox";
+/// Name of the pipe the inbox view greets every plugin with (the leader answers).
+pub const PIPE_INBOX_HELLO: &str = "turnstile-inbox-hello";
+/// Name of the pipe the leader sends the inbox view its entries with.
+pub const PIPE_INBOX_UPDATE: &str = "turnstile-inbox-update";
+/// Name of the pipe the inbox view asks the leader to copy or route with.
+pub const PIPE_INBOX_ACT: &str = "turnstile-inbox-act";
 
 /// The agent process bound to a pane, as the host found it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]

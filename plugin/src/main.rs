@@ -1,7 +1,9 @@
-//! turnstile.wasm — the zellij status bar. A small interpreter around
-//! `turnstile_core::controller::Controller`, the bar's brain: zellij events
-//! become controller events, controller effects become zellij calls. Nothing
-//! is decided here, and nothing here may panic: a panic removes the bar.
+//! turnstile.wasm — the zellij status bar, and (loaded with `view "inbox"`)
+//! its floating inbox view. A small interpreter around the brains in
+//! `turnstile_core::controller` (`Controller` for the bar, `InboxView` for
+//! the view): zellij events become controller events, controller effects
+//! become zellij calls. Nothing is decided here, and nothing here may panic:
+//! a panic removes the bar.
 
 // In host test builds `register_plugin!` is compiled out, leaving the glue unused.
 #![cfg_attr(test, allow(dead_code))]
@@ -9,15 +11,22 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::{SystemTime, UNIX_EPOCH};
 use turnstile_core::bar::{Color, Palette};
+use turnstile_core::config::{Config, View};
 use turnstile_core::controller::{
-    Controller, Effect, Event as In, PaneEntry, PipeFrom, Screens, Subscription, TabView,
+    Controller, Effect, Event as In, InboxView, Key, PaneEntry, PipeFrom, Screens, Subscription, TabView,
 };
 use turnstile_core::Millis;
 use zellij_tile::prelude::*;
 
+/// What this instance runs.
+enum Brain {
+    Bar(Box<Controller>),
+    Inbox(InboxView),
+}
+
 #[derive(Default)]
 struct Plugin {
-    brain: Option<Controller>,
+    brain: Option<Brain>,
 }
 
 /// Viewports read through zellij's scrollback API.
@@ -43,16 +52,31 @@ fn now_ms() -> Millis {
 
 impl ZellijPlugin for Plugin {
     fn load(&mut self, configuration: BTreeMap<String, String>) {
-        subscribe(&[
-            EventType::PermissionRequestResult,
-            EventType::PaneUpdate,
-            EventType::TabUpdate,
-            EventType::ModeUpdate,
-            EventType::RunCommandResult,
-            EventType::Timer,
-            EventType::Mouse,
-        ]);
-        let (brain, effects) = Controller::new(&configuration, get_plugin_ids().plugin_id, now_ms());
+        let (brain, effects) = match Config::parse(&configuration).0.view {
+            View::Inbox => {
+                subscribe(&[
+                    EventType::PermissionRequestResult,
+                    EventType::PaneUpdate,
+                    EventType::Timer,
+                    EventType::Key,
+                ]);
+                let (view, effects) = InboxView::new();
+                (Brain::Inbox(view), effects)
+            }
+            View::Bar => {
+                subscribe(&[
+                    EventType::PermissionRequestResult,
+                    EventType::PaneUpdate,
+                    EventType::TabUpdate,
+                    EventType::ModeUpdate,
+                    EventType::RunCommandResult,
+                    EventType::Timer,
+                    EventType::Mouse,
+                ]);
+                let (bar, effects) = Controller::new(&configuration, get_plugin_ids().plugin_id, now_ms());
+                (Brain::Bar(Box::new(bar)), effects)
+            }
+        };
         self.brain = Some(brain);
         carry_out(effects);
     }
@@ -74,9 +98,11 @@ impl ZellijPlugin for Plugin {
         })
     }
 
-    fn render(&mut self, _rows: usize, cols: usize) {
-        if let Some(brain) = self.brain.as_mut() {
-            print!("{}", brain.render(cols, now_ms()));
+    fn render(&mut self, rows: usize, cols: usize) {
+        match self.brain.as_mut() {
+            Some(Brain::Bar(bar)) => print!("{}", bar.render(cols, now_ms())),
+            Some(Brain::Inbox(view)) => print!("{}", view.render(rows, cols, now_ms())),
+            None => {}
         }
     }
 }
@@ -85,10 +111,12 @@ impl Plugin {
     /// Hands an event to the brain and carries out its effects; true when
     /// the bar must be drawn again.
     fn feed(&mut self, event: In) -> bool {
-        let Some(brain) = self.brain.as_mut() else {
-            return false;
+        let effects = match self.brain.as_mut() {
+            Some(Brain::Bar(bar)) => bar.handle(event, now_ms(), &mut ZellijScreens),
+            Some(Brain::Inbox(view)) => view.handle(event),
+            None => return false,
         };
-        carry_out(brain.handle(event, now_ms(), &mut ZellijScreens))
+        carry_out(effects)
     }
 }
 
@@ -109,6 +137,7 @@ fn translate(event: Event) -> Option<In> {
         Event::Timer(_) => In::Timer,
         Event::Mouse(Mouse::LeftClick(_, col)) => In::Click(col),
         Event::CommandChanged(PaneId::Terminal(_), _, _, _) => In::CommandChanged,
+        Event::Key(key) => In::Key(view_key(&key)?),
         _ => return None,
     })
 }
@@ -127,6 +156,7 @@ fn carry_out(effects: Vec<Effect>) -> bool {
                 PermissionType::ChangeApplicationState,
                 PermissionType::ReadCliPipes,
                 PermissionType::MessageAndLaunchOtherPlugins,
+                PermissionType::WriteToClipboard,
             ]),
             Effect::SetUnselectable => set_selectable(false),
             Effect::Subscribe(s) => subscribe(&[event_type(s)]),
@@ -144,6 +174,27 @@ fn carry_out(effects: Vec<Effect>) -> bool {
             ),
             Effect::AnswerPipe { pipe, text } => cli_pipe_output(&pipe, &text),
             Effect::FocusPane(pane) => focus_terminal_pane(pane, false, false),
+            Effect::RunNotifier { argv, env, context } => {
+                let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+                run_command_with_env_variables_and_cwd(&argv, env, ".".into(), context);
+            }
+            Effect::CopyToClipboard(text) => copy_to_clipboard(text),
+            Effect::Broadcast { name, payload } => {
+                pipe_message_to_plugin(MessageToPlugin::new(name).with_payload(payload))
+            }
+            Effect::OpenInbox { url, config } => {
+                let place = FloatingPaneCoordinates::new(
+                    Some("5%".into()),
+                    Some("10%".into()),
+                    Some("90%".into()),
+                    Some("70%".into()),
+                    None,
+                    None,
+                );
+                open_plugin_pane_floating(&url, config, place, BTreeMap::new());
+            }
+            Effect::FocusPlugin(id) => focus_plugin_pane(id, true, false),
+            Effect::CloseSelf => close_plugin_pane(get_plugin_ids().plugin_id),
         }
     }
     redraw
@@ -169,8 +220,26 @@ fn pane_entries(manifest: &PaneManifest) -> Vec<PaneEntry> {
             title: p.title.clone(),
             focused: p.is_focused,
             command: p.terminal_command.clone(),
+            floating: p.is_floating,
         })
         .collect()
+}
+
+/// A key the inbox view knows (`None`: one it ignores).
+fn view_key(key: &KeyWithModifier) -> Option<Key> {
+    // Shift only makes capitals (typed pane names).
+    if key.key_modifiers.iter().any(|m| *m != KeyModifier::Shift) {
+        return None;
+    }
+    Some(match key.bare_key {
+        BareKey::Up => Key::Up,
+        BareKey::Down => Key::Down,
+        BareKey::Enter => Key::Enter,
+        BareKey::Esc => Key::Esc,
+        BareKey::Backspace => Key::Backspace,
+        BareKey::Char(c) => Key::Char(c),
+        _ => return None,
+    })
 }
 
 fn tab_views(tabs: &[TabInfo]) -> Vec<TabView> {

@@ -8,7 +8,7 @@ import glob, json, os, shutil, subprocess, sys, tempfile, time, uuid
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "claude-code")
 PERMISSIONS = ("ReadApplicationState", "ReadPaneContents", "RunCommands", "WriteToStdin",
-               "ChangeApplicationState", "ReadCliPipes", "MessageAndLaunchOtherPlugins")
+               "ChangeApplicationState", "ReadCliPipes", "MessageAndLaunchOtherPlugins", "WriteToClipboard")
 
 
 def zellij_bin():

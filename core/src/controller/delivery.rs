@@ -215,6 +215,17 @@ impl Delivery {
         self.perform(table, action, now, out).unwrap_or_default()
     }
 
+    /// An answer (an inbox entry's) to pane `to`, through the router's
+    /// manual send (sanitized, queued while the target is busy). Returns feedback.
+    pub fn send(&mut self, table: &PaneTable, answer: &str, to: u32, now: Millis, out: &mut Vec<Effect>) -> String {
+        let Some(target) = table.get(to) else {
+            return format!("pane {to} is gone");
+        };
+        let title = target.meta.title.clone();
+        let action = self.router.manual(answer, target_of(target), &title);
+        self.perform(table, action, now, out).unwrap_or_default()
+    }
+
     /// Forgets a closed pane.
     pub fn forget(&mut self, pane: u32) {
         self.router.forget(pane);

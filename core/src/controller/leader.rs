@@ -83,14 +83,15 @@ pub fn elect(me: u32, my_url: Option<&str>, panes: &[PaneEntry], previous: &Role
 pub fn own_url(me: u32, panes: &[PaneEntry]) -> Option<&str> {
     panes
         .iter()
-        .find(|p| p.id == me && p.plugin_url.is_some())
+        .find(|p| p.id == me && p.plugin_url.is_some() && !p.floating)
         .and_then(|p| p.plugin_url.as_deref())
 }
 
+/// The bar copies of this URL: floating panes of it are inbox views, never copies.
 fn copies_of<'a>(panes: &'a [PaneEntry], url: &'a str) -> impl Iterator<Item = (u32, usize)> + 'a {
     panes
         .iter()
-        .filter(move |p| p.plugin_url.as_deref() == Some(url))
+        .filter(move |p| p.plugin_url.as_deref() == Some(url) && !p.floating)
         .map(|p| (p.id, p.tab))
 }
 

@@ -14,18 +14,25 @@
 //! [`Screens`], which the plugin implements with zellij's scrollback API.
 
 pub mod delivery;
+pub mod inbox_view;
 pub mod leader;
+mod notify;
 mod pacing;
 
 use crate::arbiter::Edge;
-use crate::bar::{self, Palette, Rendered, Segment};
+use crate::attention::{self, Cycle};
+use crate::bar::{self, Hit, Palette, Rendered, Segment};
 use crate::config::Config;
+use crate::inbox::{self, Log};
 use crate::panes::PaneTable;
 use crate::protocol::{self, HostReport, PaneReport, PaneSummary};
+use crate::protocol::{PIPE_ATTENTION, PIPE_INBOX, PIPE_INBOX_ACT, PIPE_INBOX_HELLO, PIPE_INBOX_UPDATE};
 use crate::protocol::{PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW};
 use crate::Millis;
 use delivery::Delivery;
+pub use inbox_view::{InboxView, Key};
 use leader::Role;
+use notify::Notifier;
 use pacing::{HostRuns, Storm, Timers, WatcherRun};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -62,6 +69,8 @@ pub struct PaneEntry {
     pub focused: bool,
     /// The command the pane runs, when zellij knows it.
     pub command: Option<String>,
+    /// A floating pane (the inbox view is one; a bar copy never is).
+    pub floating: bool,
 }
 
 /// One tab of zellij's tab list.
@@ -123,6 +132,8 @@ pub enum Event {
     },
     /// A left click on the bar at this column.
     Click(usize),
+    /// A key pressed in the inbox view.
+    Key(Key),
 }
 
 /// Optional event subscriptions.
@@ -179,8 +190,38 @@ pub enum Effect {
         /// The answer.
         text: String,
     },
-    /// Focus a terminal pane (a click on its segment).
+    /// Focus a terminal pane, switching to its tab (a click on its
+    /// segment, the attention jump, Enter in the inbox).
     FocusPane(u32),
+    /// Run the notifier (see [`notify`]) with this environment.
+    RunNotifier {
+        /// The command line.
+        argv: Vec<String>,
+        /// Its environment variables.
+        env: BTreeMap<String, String>,
+        /// Given back in [`Event::HostResult`].
+        context: BTreeMap<String, String>,
+    },
+    /// Put text on the clipboard (zellij's `copy_to_clipboard`).
+    CopyToClipboard(String),
+    /// Send a pipe message to every plugin.
+    Broadcast {
+        /// The pipe's name.
+        name: &'static str,
+        /// The payload.
+        payload: String,
+    },
+    /// Open the inbox view: this plugin, floating, with this configuration.
+    OpenInbox {
+        /// The plugin's URL.
+        url: String,
+        /// Its configuration (the bar's, with `view "inbox"`).
+        config: BTreeMap<String, String>,
+    },
+    /// Show and focus a plugin pane (the open inbox view).
+    FocusPlugin(u32),
+    /// Close this plugin's pane (the inbox view).
+    CloseSelf,
 }
 
 /// Viewports read on demand (panes that send no render reports, a check of
@@ -205,6 +246,7 @@ enum Permission {
 pub struct Controller {
     me: u32,
     my_url: Option<String>,
+    settings: BTreeMap<String, String>,
     config: Config,
     problems: Vec<String>,
     table: PaneTable,
@@ -236,6 +278,13 @@ pub struct Controller {
     ever_synced: BTreeSet<u32>,
     /// Followers that have not been sent the latest rows.
     stale_followers: BTreeSet<u32>,
+    /// Where the attention jumps have been.
+    cycle: Cycle,
+    notifier: Notifier,
+    /// Finished turns (every copy keeps them: the leader may move).
+    inbox: Log,
+    /// The open inbox view's plugin id (leader only).
+    inbox_view: Option<u32>,
     out: Vec<Effect>,
 }
 
@@ -247,6 +296,11 @@ impl Controller {
         let mut c = Controller {
             me,
             my_url: None,
+            settings: settings.clone(),
+            cycle: Cycle::default(),
+            notifier: Notifier::new(config.notify.clone(), config.notify_interval_ms),
+            inbox: Log::new(config.inbox_size),
+            inbox_view: None,
             table: PaneTable::with_watch(config.watch.clone()),
             delivery: Delivery::new(&config),
             config,
@@ -353,11 +407,20 @@ impl Controller {
                     self.on_pipe(&name, &from, &payload, now, screens);
                 }
             }
-            Event::Click(col) => {
-                if let Some(pane) = self.drawn.as_ref().and_then(|r| r.pane_at(col)) {
-                    self.out.push(Effect::FocusPane(pane));
-                }
-            }
+            Event::Click(col) => match self.drawn.as_ref().and_then(|r| r.at(col)) {
+                Some(Hit::Pane(pane)) => self.out.push(Effect::FocusPane(pane)),
+                Some(Hit::Attention) => match self.role.leader() {
+                    // The leader keeps the cycle: a follower's click is its.
+                    Some(leader) => self.out.push(Effect::SendToCopy {
+                        copy: leader,
+                        name: PIPE_ATTENTION,
+                        payload: String::new(),
+                    }),
+                    None => self.jump_to_attention(&PipeFrom::Other, now),
+                },
+                None => {}
+            },
+            Event::Key(_) => {}
         }
     }
 
@@ -473,7 +536,9 @@ impl Controller {
         let alive: BTreeSet<u32> = metas.iter().map(|m| m.id).collect();
         for closed in self.table.ids().into_iter().filter(|id| !alive.contains(id)) {
             self.delivery.forget(closed);
+            self.notifier.forget(closed);
         }
+
         let changed = self.table.sync(metas) || became_leader;
         if changed {
             self.broadcast();
@@ -800,6 +865,9 @@ impl Controller {
     fn on_timer(&mut self, now: Millis, screens: &mut dyn Screens) {
         self.timers.fired();
         self.delivery.press_due_enters(now, &mut self.out);
+        if self.role.is_leader() {
+            self.out.extend(self.notifier.run_due(&self.table, now));
+        }
         if self.storm.pause_over(now) {
             self.end_storm_pause(now, screens);
         }
@@ -822,6 +890,7 @@ impl Controller {
             Some(self.timers.next_tick),
             self.storm.paused_until(),
             self.delivery.next_enter(),
+            self.notifier.due().filter(|_| self.role.is_leader()),
         ];
         if let Some(due) = deadlines.into_iter().flatten().min() {
             self.timers.arm(now, due, &mut self.out);
@@ -919,6 +988,16 @@ impl Controller {
         self.say(format!("watcher stopped ({why}); polling until it restarts"), now);
     }
 
+    /// The notifier ended; a failure is said in the bar.
+    fn on_notifier_exit(&mut self, code: Option<i32>, stderr: &[u8], now: Millis) {
+        self.notifier.finished();
+        if code != Some(0) {
+            let why = first_line(stderr).unwrap_or_else(|| format!("exit code {code:?}"));
+            self.say(format!("notify command failed: {why}"), now);
+        }
+        self.arm_next_timer(now);
+    }
+
     fn on_host_result(
         &mut self,
         code: Option<i32>,
@@ -930,6 +1009,7 @@ impl Controller {
     ) {
         match context.get(CTX_KIND).map(String::as_str) {
             Some("watch") => return self.on_watcher_exit(code, stderr, now),
+            Some("notify") => return self.on_notifier_exit(code, stderr, now),
             Some("status") => {}
             _ => return,
         }
@@ -997,8 +1077,120 @@ impl Controller {
                 Err(_) => {}
             },
             PIPE_ROUTE if leader => self.on_route_command(from, payload, now),
+            PIPE_ATTENTION if leader => self.jump_to_attention(from, now),
+            PIPE_INBOX if leader => self.open_inbox(from),
+            PIPE_INBOX_HELLO if leader => {
+                if let PipeFrom::Plugin(view) = from {
+                    self.inbox_view = Some(*view);
+                    self.send_inbox(None);
+                }
+            }
+            PIPE_INBOX_ACT if leader => self.on_inbox_action(payload, now),
             _ => {}
         }
+    }
+
+    // ---- attention and the inbox ----
+
+    /// Focuses the next pane that needs you (see [`attention`]), switching
+    /// tab; says so when none does.
+    fn jump_to_attention(&mut self, from: &PipeFrom, now: Millis) {
+        if !self.role.is_leader() {
+            return;
+        }
+        let segments = self.segments();
+        let queue = attention::queue(&segments);
+        let Some(pane) = self.cycle.next(&queue, now) else {
+            self.say("nothing needs you".into(), now);
+            return self.answer(from, "nothing needs you\n".into());
+        };
+        self.out.push(Effect::FocusPane(pane));
+        let what = segments
+            .iter()
+            .find(|s| s.pane == pane)
+            .map_or_else(String::new, |s| format!(" {} {}", s.name, s.state));
+        self.answer(from, format!("→ {pane}{what}\n"));
+    }
+
+    /// Opens the floating inbox view (or shows the open one).
+    fn open_inbox(&mut self, from: &PipeFrom) {
+        // A view closed since its greeting is not in the pane list.
+        let open = self
+            .inbox_view
+            .filter(|view| self.panes.iter().any(|p| p.id == *view && p.plugin_url.is_some()));
+        if let Some(view) = open {
+            self.out.push(Effect::FocusPlugin(view));
+        } else if let Some(url) = self.my_url.clone() {
+            let mut config = self.settings.clone();
+            config.insert("view".into(), "inbox".into());
+            self.out.push(Effect::OpenInbox { url, config });
+        }
+        self.answer(from, format!("inbox: {} finished turn(s)\n", self.inbox.len()));
+    }
+
+    /// Hands the open inbox view the entries (without answers) and the
+    /// panes an answer can go to.
+    fn send_inbox(&mut self, feedback: Option<String>) {
+        let Some(view) = self.inbox_view.filter(|_| self.role.is_leader()) else {
+            return;
+        };
+        let entries = self
+            .inbox
+            .newest_first()
+            .map(|e| inbox::Entry {
+                answer: None,
+                ..e.clone()
+            })
+            .collect();
+        let agents = self.table.agents();
+        let others = self
+            .table
+            .all()
+            .filter(|p| !agents.iter().any(|a| a.meta.id == p.meta.id));
+        let panes = agents
+            .iter()
+            .copied()
+            .chain(others)
+            .map(|p| (p.meta.id, p.meta.title.clone()))
+            .collect();
+        let update = inbox::Update {
+            entries,
+            panes,
+            feedback,
+        };
+        if let Ok(payload) = serde_json::to_string(&update) {
+            self.out.push(Effect::SendToCopy {
+                copy: view,
+                name: PIPE_INBOX_UPDATE,
+                payload,
+            });
+        }
+    }
+
+    /// Copies or routes an inbox entry's answer, as the view asked.
+    fn on_inbox_action(&mut self, payload: &str, now: Millis) {
+        let feedback = match serde_json::from_str::<inbox::Action>(payload) {
+            Err(e) => format!("bad inbox action: {e}"),
+            Ok(action) => {
+                let id = match action {
+                    inbox::Action::Copy(id) | inbox::Action::Route { entry: id, .. } => id,
+                };
+                match (self.inbox.get(id).and_then(|e| e.answer.clone()), action) {
+                    (None, _) => "that turn left no answer".into(),
+                    (Some(answer), inbox::Action::Copy(_)) => {
+                        let chars = answer.chars().count();
+                        self.out.push(Effect::CopyToClipboard(answer));
+                        format!("copied {chars} chars")
+                    }
+                    (Some(answer), inbox::Action::Route { to, .. }) => {
+                        let feedback = self.delivery.send(&self.table, &answer, to, now, &mut self.out);
+                        self.arm_next_timer(now);
+                        feedback
+                    }
+                }
+            }
+        };
+        self.send_inbox(Some(feedback));
     }
 
     fn answer_state(&mut self, from: &PipeFrom) {
@@ -1015,14 +1207,23 @@ impl Controller {
         }
     }
 
-    /// Routes on edges (only the leader acts); delivery feedback goes to the bar.
+    /// Routes on edges (only the leader acts; delivery feedback goes to
+    /// the bar), logs finished turns and notes what to notify.
     fn after_edges(&mut self, edges: Vec<(u32, Edge)>, now: Millis) {
         let act = self.role.is_leader();
+        let mut logged = false;
         for (pane, edge) in edges {
             let feedback = self.delivery.on_edge(&self.table, pane, &edge, now, act, &mut self.out);
             if let Some(last) = feedback.into_iter().last() {
                 self.say(last, now);
             }
+            if let Some(p) = self.table.get(pane) {
+                logged |= self.inbox.on_edge(p, &edge, now);
+                self.notifier.on_edge(pane, &edge, p.unseen, now);
+            }
+        }
+        if logged {
+            self.send_inbox(None);
         }
         self.arm_next_timer(now);
     }

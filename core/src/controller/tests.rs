@@ -2,6 +2,7 @@
 //! property tests over random event sequences.
 
 use super::*;
+use crate::ansi;
 use crate::verdict::{Source, State, Verdict};
 use proptest::prelude::*;
 
@@ -391,6 +392,245 @@ fn nothing_visible_changed_means_no_redraw() {
     assert!(!effects.contains(&Effect::Redraw), "{effects:?}");
 }
 
+/// A leader with `a` (focused) and `b` in tab 0, `c` in hidden tab 1.
+fn three_agents(pairs: &[(&str, &str)]) -> Rig {
+    let mut rig = Rig::leader(pairs);
+    let mut panes = pane_list(&[(1, 0), (5, 1)]);
+    panes.push(terminal(3, 1, "c", true));
+    rig.send(Event::Panes(panes));
+    rig
+}
+
+fn focuses(effects: &[Effect]) -> Vec<u32> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::FocusPane(p) => Some(*p),
+            _ => None,
+        })
+        .collect()
+}
+
+fn notifier_runs(effects: &[Effect]) -> Vec<(Vec<String>, BTreeMap<String, String>)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::RunNotifier { argv, env, .. } => Some((argv.clone(), env.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn attention_goes_to_the_waiting_pane_in_a_hidden_tab_then_the_next() {
+    let mut rig = three_agents(&[]);
+    rig.push(&[report(2, State::Done, Source::Transcript, T0, Some("b's answer"))]);
+    rig.now += 1_000;
+    rig.push(&[report(3, State::Waiting, Source::Session, rig.now, None)]);
+    let cli = PipeFrom::Cli("p".into());
+    let first = rig.send(pipe(PIPE_ATTENTION, cli.clone(), ""));
+    assert_eq!(focuses(&first), [3], "waiting comes before done: {first:?}");
+    assert!(first
+        .iter()
+        .any(|e| matches!(e, Effect::AnswerPipe { text, .. } if text == "→ 3 c waiting\n")));
+    assert_eq!(focuses(&rig.send(pipe(PIPE_ATTENTION, cli.clone(), ""))), [2]);
+    assert_eq!(
+        focuses(&rig.send(pipe(PIPE_ATTENTION, cli.clone(), ""))),
+        [3],
+        "presses cycle"
+    );
+    // Both answered: nothing needs you, and the bar says so.
+    rig.push(&[
+        report(2, State::Working, Source::Transcript, rig.now, None),
+        report(3, State::Working, Source::Session, rig.now, None),
+    ]);
+    let none = rig.send(pipe(PIPE_ATTENTION, cli, ""));
+    assert!(focuses(&none).is_empty());
+    assert!(ansi::strip(&rig.c.render(120, rig.now)).contains("nothing needs you"));
+}
+
+#[test]
+fn a_click_on_the_counter_jumps_and_a_followers_click_asks_the_leader() {
+    let mut rig = three_agents(&[]);
+    rig.push(&[report(3, State::Waiting, Source::Session, T0, None)]);
+    rig.c.render(120, rig.now);
+    let counter = rig.c.drawn.as_ref().unwrap().hits[0];
+    assert_eq!(counter.2, Hit::Attention);
+    assert_eq!(focuses(&rig.send(Event::Click(counter.0))), [3]);
+
+    let mut follower = Rig::new(5, &[]);
+    follower.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
+    let rows = serde_json::to_string(&rig.c.summaries()).unwrap();
+    follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &rows));
+    follower.c.render(120, follower.now);
+    let col = follower.c.drawn.as_ref().unwrap().hits[0].0;
+    let asked = follower.send(Event::Click(col));
+    assert!(
+        matches!(
+            &asked[..],
+            [
+                Effect::SendToCopy {
+                    copy: 1,
+                    name: PIPE_ATTENTION,
+                    ..
+                },
+                ..
+            ]
+        ),
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn the_notifier_runs_once_for_unseen_panes_coalesced_and_paced() {
+    let mut rig = three_agents(&[
+        ("notify", "notify-send \"$TURNSTILE_SUMMARY\""),
+        ("notify_interval_ms", "5000"),
+    ]);
+    // `a` is looked at: never notified. `b` and `c` are not.
+    let effects = rig.push(&[
+        report(1, State::Done, Source::Transcript, T0, Some("a's answer")),
+        report(
+            2,
+            State::Done,
+            Source::Transcript,
+            T0,
+            Some("All 4 checks pass.\nMore."),
+        ),
+    ]);
+    assert!(notifier_runs(&effects).is_empty(), "it waits for company");
+    rig.now += 100;
+    rig.push(&[report(3, State::Failed, Source::Transcript, rig.now, None)]);
+    let runs = notifier_runs(&rig.timer_at(T0 + notify::COALESCE_MS));
+    assert_eq!(runs.len(), 1, "one run for both");
+    let (argv, env) = &runs[0];
+    assert_eq!(argv[..3], ["timeout", "-k", "2"]);
+    assert_eq!(
+        argv[4..8],
+        ["sh", "-c", "notify-send \"$TURNSTILE_SUMMARY\"", "turnstile-notify"]
+    );
+    assert_eq!(
+        argv[8..],
+        [
+            "3",
+            "c",
+            "failed",
+            "claude",
+            "test",
+            "2",
+            "b",
+            "done",
+            "claude",
+            "All 4 checks pass."
+        ]
+    );
+    assert_eq!(env["TURNSTILE_PANE_ID"], "3");
+    assert_eq!(env["TURNSTILE_COUNT"], "2");
+    assert_eq!(env["TURNSTILE_SUMMARY"], "c failed, b done");
+    // The hook confirming b's turn again tells nobody; a new turn of b does,
+    // after the previous run ended and the interval passed.
+    rig.push(&[report(
+        2,
+        State::Done,
+        Source::Hook,
+        rig.now,
+        Some("All 4 checks pass."),
+    )]);
+    rig.push(&[report(2, State::Working, Source::Transcript, rig.now, None)]);
+    rig.push(&[report(2, State::Done, Source::Transcript, rig.now, Some("second"))]);
+    assert!(
+        notifier_runs(&rig.timer_at(rig.now + 1_000)).is_empty(),
+        "the first still runs"
+    );
+    let ended = BTreeMap::from([(CTX_KIND.to_owned(), "notify".to_owned())]);
+    let failed = rig.send(Event::HostResult {
+        code: Some(127),
+        stdout: vec![],
+        stderr: b"sh: notify-send: not found".to_vec(),
+        context: ended,
+    });
+    assert!(notifier_runs(&failed).is_empty(), "paced: 5 s after the first run");
+    assert!(ansi::strip(&rig.c.render(200, rig.now)).contains("notify command failed: sh: notify-send: not found"));
+    let runs = notifier_runs(&rig.timer_at(T0 + notify::COALESCE_MS + 5_000));
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].1["TURNSTILE_ANSWER"], "second");
+}
+
+#[test]
+fn without_the_setting_nothing_is_notified() {
+    let mut rig = three_agents(&[]);
+    rig.push(&[report(2, State::Done, Source::Transcript, T0, Some("x"))]);
+    assert!(notifier_runs(&rig.timer_at(T0 + 60_000)).is_empty());
+}
+
+#[test]
+fn the_inbox_view_gets_entries_and_copies_and_routes_through_the_leader() {
+    let mut rig = three_agents(&[]);
+    rig.push(&[report(2, State::Done, Source::Transcript, T0, Some("b's whole answer"))]);
+    rig.push(&[report(3, State::Failed, Source::Transcript, T0 + 5, None)]);
+    let opened = rig.send(pipe(PIPE_INBOX, PipeFrom::Cli("p".into()), ""));
+    assert!(
+        opened
+            .iter()
+            .any(|e| matches!(e, Effect::OpenInbox { url, config } if url == URL && config["view"] == "inbox")),
+        "{opened:?}"
+    );
+    let view = PipeFrom::Plugin(77);
+    let hello = rig.send(pipe(PIPE_INBOX_HELLO, view.clone(), ""));
+    let update = |effects: &[Effect]| -> inbox::Update {
+        let payload = effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::SendToCopy {
+                    copy: 77,
+                    name: PIPE_INBOX_UPDATE,
+                    payload,
+                } => Some(payload.clone()),
+                _ => None,
+            })
+            .expect("an update for the view");
+        serde_json::from_str(&payload).unwrap()
+    };
+    let first = update(&hello);
+    let listed: Vec<(u32, State)> = first.entries.iter().map(|e| (e.pane, e.state)).collect();
+    assert_eq!(listed, [(3, State::Failed), (2, State::Done)], "newest first");
+    assert!(
+        first.entries.iter().all(|e| e.answer.is_none()),
+        "answers stay with the bar"
+    );
+    let b = first.entries[1].id;
+    let copied = rig.send(pipe(PIPE_INBOX_ACT, view.clone(), &format!(r#"{{"copy":{b}}}"#)));
+    assert!(copied.contains(&Effect::CopyToClipboard("b's whole answer".into())));
+    assert_eq!(update(&copied).feedback.as_deref(), Some("copied 16 chars"));
+    let routed = rig.send(pipe(
+        PIPE_INBOX_ACT,
+        view.clone(),
+        &format!(r#"{{"route":{{"entry":{b},"to":1}}}}"#),
+    ));
+    let pasted = writes(&routed);
+    assert_eq!(pasted.len(), 1);
+    assert!(pasted[0].1.contains("b's whole answer") && pasted[0].0 == 1);
+    // A new finished turn reaches the open view by itself.
+    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 9, Some("a"))]);
+    let pushed = rig.push(&[report(1, State::Working, Source::Transcript, T0 + 10, None)]);
+    assert!(
+        pushed.iter().all(|e| !matches!(e, Effect::SendToCopy { copy: 77, .. })),
+        "working logs nothing"
+    );
+}
+
+#[test]
+fn a_floating_copy_of_the_plugin_is_an_inbox_view_not_a_bar() {
+    let mut rig = Rig::new(9, &[]);
+    let mut panes = pane_list(&[(9, 0)]);
+    panes.push(PaneEntry {
+        floating: true,
+        ..copy(2, 0)
+    });
+    rig.send(Event::Panes(panes));
+    assert!(rig.c.role().is_leader(), "the floating view (id 2) never leads");
+}
+
 #[test]
 fn an_output_storm_pauses_screens_then_catches_up() {
     let mut rig = Rig::leader(&[]);
@@ -457,13 +697,17 @@ const SCREENS: [&[&str]; 4] = [
     &["$ "],
     &["⎿  Interrupted by user"],
 ];
-const PIPES: [&str; 7] = [
+const PIPES: [&str; 11] = [
     PIPE_PUSH,
     PIPE_VERDICT,
     PIPE_ROUTE,
     PIPE_STATE,
     PIPE_SYNC,
     PIPE_VIEW,
+    PIPE_ATTENTION,
+    PIPE_INBOX,
+    PIPE_INBOX_HELLO,
+    PIPE_INBOX_ACT,
     "other",
 ];
 
@@ -694,7 +938,7 @@ proptest! {
     #[test]
     fn random_pipe_payloads_and_settings_never_panic(
         payloads in proptest::collection::vec((0..PIPES.len(), ".{0,200}"), 1..20),
-        key in prop_oneof![Just("poll_ms"), Just("flows"), Just("watch"), Just("max_hops"), Just("color_done"), Just("watcher")],
+        key in prop_oneof![Just("poll_ms"), Just("flows"), Just("watch"), Just("max_hops"), Just("color_done"), Just("watcher"), Just("notify"), Just("inbox_size"), Just("notify_interval_ms")],
         value in ".{0,30}",
     ) {
         let mut rig = Rig::new(1, &[(key, value.as_str())]);

@@ -1,0 +1,298 @@
+//! The inbox: the turns that finished in this session, newest first, and
+//! how the floating inbox view draws them.
+//!
+//! Every copy of the bar keeps a [`Log`] from the edges it observes (so the
+//! log survives the leader moving to another copy); the leader hands the
+//! entries, without their answers, to the floating view ([`Update`]) and
+//! carries out what the view asks ([`Action`]: copy an answer, route it).
+//! A turn is one entry: a guessed done confirmed later updates its entry.
+
+use crate::agent::AgentKind;
+use crate::arbiter::Edge;
+use crate::bar::elapsed;
+use crate::panes::Pane;
+use crate::verdict::{Millis, State};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Entries kept unless the `inbox_size` setting says otherwise.
+pub const DEFAULT_CAPACITY: usize = 200;
+/// Longest answer kept per entry (bytes).
+pub const MAX_ANSWER_BYTES: usize = 256 * 1024;
+/// Longest first line shown (chars).
+pub const MAX_LINE_CHARS: usize = 200;
+
+/// One finished turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Its number in this copy's log.
+    pub id: u64,
+    /// When the turn ended (ms since the epoch).
+    pub at: Millis,
+    /// The terminal pane.
+    pub pane: u32,
+    /// The pane's title then.
+    pub name: String,
+    /// The agent.
+    pub kind: AgentKind,
+    /// How the turn ended.
+    pub state: State,
+    /// The first line of the answer (or why the turn failed).
+    pub line: String,
+    /// The whole answer (kept by the bar, not sent to the view).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+}
+
+/// The finished turns, at most `capacity`, oldest dropped first.
+#[derive(Debug, Clone)]
+pub struct Log {
+    entries: VecDeque<Entry>,
+    capacity: usize,
+    next_id: u64,
+    /// The entry of each pane's current turn (until it works again).
+    open: BTreeMap<u32, u64>,
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Log::new(DEFAULT_CAPACITY)
+    }
+}
+
+impl Log {
+    /// An empty log keeping `capacity` entries.
+    pub fn new(capacity: usize) -> Log {
+        Log {
+            entries: VecDeque::new(),
+            capacity: capacity.max(1),
+            next_id: 1,
+            open: BTreeMap::new(),
+        }
+    }
+
+    /// Notes an edge of `pane`; true when the log changed.
+    pub fn on_edge(&mut self, pane: &Pane, edge: &Edge, now: Millis) -> bool {
+        let id = pane.meta.id;
+        if edge.to == State::Working {
+            self.open.remove(&id);
+            return false;
+        }
+        if !edge.to.is_turn_end() {
+            return false;
+        }
+        let answer = edge
+            .is_confirmed_done()
+            .then(|| pane.answer.as_deref().map(cap_answer))
+            .flatten();
+        let line = first_line(answer.as_deref().unwrap_or(&edge.now.reason));
+        let open = self.open.get(&id).copied();
+        if let Some(entry) = open.and_then(|n| self.entries.iter_mut().find(|e| e.id == n)) {
+            entry.state = edge.to;
+            entry.line = line;
+            entry.answer = answer;
+            return true;
+        }
+        let entry = Entry {
+            id: self.next_id,
+            at: now,
+            pane: id,
+            name: pane.meta.title.clone(),
+            kind: pane.kind,
+            state: edge.to,
+            line,
+            answer,
+        };
+        self.open.insert(id, entry.id);
+        self.next_id += 1;
+        self.entries.push_back(entry);
+        while self.entries.len() > self.capacity {
+            self.entries.pop_front();
+        }
+        true
+    }
+
+    /// The entries, newest first.
+    pub fn newest_first(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().rev()
+    }
+
+    /// An entry by id.
+    pub fn get(&self, id: u64) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.id == id)
+    }
+
+    /// How many entries it holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when no turn finished yet.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// What the bar sends the inbox view.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Update {
+    /// The entries, newest first, without answers.
+    pub entries: Vec<Entry>,
+    /// Panes an answer can be routed to: `(pane id, title)`, agents first.
+    pub panes: Vec<(u32, String)>,
+    /// What the last action did, for the view's footer.
+    #[serde(default)]
+    pub feedback: Option<String>,
+}
+
+/// What the inbox view asks the bar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Copy entry `id`'s whole answer to the clipboard.
+    Copy(u64),
+    /// Route entry `id`'s answer to a pane.
+    Route {
+        /// The entry.
+        entry: u64,
+        /// The target terminal pane.
+        to: u32,
+    },
+}
+
+/// The first non-empty line of `text`, trimmed, without control
+/// characters, cut to [`MAX_LINE_CHARS`].
+pub fn first_line(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    line.chars().filter(|c| !c.is_control()).take(MAX_LINE_CHARS).collect()
+}
+
+fn cap_answer(answer: &str) -> String {
+    let mut end = answer.len().min(MAX_ANSWER_BYTES);
+    while !answer.is_char_boundary(end) {
+        end -= 1;
+    }
+    answer[..end].to_owned()
+}
+
+/// The icon of a finished turn.
+fn icon(state: State) -> &'static str {
+    match state {
+        State::Done => "✓",
+        State::Failed => "✗",
+        State::Interrupted => "⊘",
+        _ => "·",
+    }
+}
+
+/// One list row of an entry, plain text, at most `cols` wide.
+pub fn entry_row(entry: &Entry, now: Millis, cols: usize) -> String {
+    let age = format!("{} ago", elapsed(now.saturating_sub(entry.at)));
+    let name: String = entry.name.chars().take(16).collect();
+    let row = format!(
+        "{age:>10}  {:<3} {name:<16} {:<2} {} {:<11} {}",
+        entry.pane,
+        entry.kind.tag(),
+        icon(entry.state),
+        entry.state.as_str(),
+        entry.line
+    );
+    row.chars().take(cols).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arbiter::Fused;
+    use crate::panes::{PaneMeta, PaneTable};
+    use crate::protocol::PaneReport;
+    use crate::verdict::{Source, Verdict};
+
+    fn edge(to: State, confirmed: bool, reason: &str) -> Edge {
+        Edge {
+            from: State::Working,
+            to,
+            now: Fused {
+                state: to,
+                confirmed,
+                reason: reason.into(),
+                ..Fused::default()
+            },
+        }
+    }
+
+    fn pane_with_answer(answer: &str) -> Pane {
+        let mut table = PaneTable::new();
+        table.sync(vec![PaneMeta {
+            id: 4,
+            title: "api".into(),
+            ..PaneMeta::default()
+        }]);
+        table.observe_report(PaneReport {
+            pane: 4,
+            agent: Some(Default::default()),
+            verdicts: vec![Verdict::new(State::Done, Source::Transcript, "turn done", 1)],
+            answer: Some(answer.into()),
+            since: None,
+        });
+        table.get(4).unwrap().clone()
+    }
+
+    #[test]
+    fn a_guess_confirmed_later_is_one_entry_with_the_answer() {
+        let pane = pane_with_answer("\n  All 4 checks pass.\nDetails follow.");
+        let mut log = Log::new(10);
+        assert!(log.on_edge(&pane, &edge(State::Done, false, "screen rule banner"), 5));
+        assert_eq!(log.get(1).unwrap().answer, None, "a guess carries no answer");
+        assert!(log.on_edge(&pane, &edge(State::Done, true, "turn done"), 6));
+        assert_eq!(log.len(), 1);
+        let entry = log.get(1).unwrap();
+        assert_eq!(entry.line, "All 4 checks pass.");
+        assert_eq!(entry.at, 5);
+        assert!(entry.answer.as_deref().unwrap().ends_with("Details follow."));
+        // The next turn is a new entry.
+        log.on_edge(&pane, &edge(State::Working, false, ""), 7);
+        log.on_edge(&pane, &edge(State::Failed, true, "API error: overloaded"), 8);
+        let newest: Vec<(u64, State)> = log.newest_first().map(|e| (e.id, e.state)).collect();
+        assert_eq!(newest, [(2, State::Failed), (1, State::Done)]);
+        assert_eq!(log.get(2).unwrap().line, "API error: overloaded");
+    }
+
+    #[test]
+    fn the_oldest_entries_go_first_when_full() {
+        let pane = pane_with_answer("ok");
+        let mut log = Log::new(3);
+        for at in 0..5 {
+            log.on_edge(&pane, &edge(State::Working, false, ""), at * 10);
+            log.on_edge(&pane, &edge(State::Done, true, ""), at * 10 + 1);
+        }
+        let ids: Vec<u64> = log.newest_first().map(|e| e.id).collect();
+        assert_eq!(ids, [5, 4, 3]);
+    }
+
+    #[test]
+    fn waiting_is_not_a_finished_turn_and_answers_are_capped() {
+        let pane = pane_with_answer(&"é".repeat(MAX_ANSWER_BYTES));
+        let mut log = Log::default();
+        assert!(!log.on_edge(&pane, &edge(State::Waiting, false, "permission"), 1));
+        log.on_edge(&pane, &edge(State::Done, true, ""), 2);
+        assert!(log.get(1).unwrap().answer.as_ref().unwrap().len() <= MAX_ANSWER_BYTES);
+    }
+
+    #[test]
+    fn updates_travel_without_answers() {
+        let pane = pane_with_answer("secret body");
+        let mut log = Log::default();
+        log.on_edge(&pane, &edge(State::Done, true, ""), 2);
+        let mut entry = log.get(1).unwrap().clone();
+        entry.answer = None;
+        let json = serde_json::to_string(&Update {
+            entries: vec![entry],
+            ..Update::default()
+        })
+        .unwrap();
+        assert!(!json.contains("answer"));
+        let action = serde_json::to_string(&Action::Route { entry: 3, to: 9 }).unwrap();
+        assert_eq!(action, r#"{"route":{"entry":3,"to":9}}"#);
+    }
+}
