@@ -1,11 +1,14 @@
 //! The inbox: the turns that finished in this session, newest first, and
 //! how the floating inbox view draws them.
 //!
-//! Every copy of the bar keeps a [`Log`] from the edges it observes (so the
-//! log survives the leader moving to another copy); the leader hands the
-//! entries, without their answers, to the floating view ([`Update`]) and
-//! carries out what the view asks ([`Action`]: copy an answer, route it).
-//! A turn is one entry: a guessed done confirmed later updates its entry.
+//! The leader logs the turns from the edges it sees and hands every new or
+//! changed entry to the other copies of the bar, which keep the same
+//! [`Log`] (copies in hidden tabs get no pane lists from zellij, so they
+//! could not log by themselves): the log survives the leader moving to
+//! another copy. The leader hands the entries, without their answers, to
+//! the floating view ([`Update`]) and carries out what the view asks
+//! ([`Action`]: copy an answer, route it). A turn is one entry: a guessed
+//! done confirmed later updates its entry.
 
 use crate::agent::AgentKind;
 use crate::arbiter::Edge;
@@ -71,15 +74,15 @@ impl Log {
         }
     }
 
-    /// Notes an edge of `pane`; true when the log changed.
-    pub fn on_edge(&mut self, pane: &Pane, edge: &Edge, now: Millis) -> bool {
+    /// Notes an edge of `pane`; the entry it added or changed.
+    pub fn on_edge(&mut self, pane: &Pane, edge: &Edge, now: Millis) -> Option<Entry> {
         let id = pane.meta.id;
         if edge.to == State::Working {
             self.open.remove(&id);
-            return false;
+            return None;
         }
         if !edge.to.is_turn_end() {
-            return false;
+            return None;
         }
         let answer = edge
             .is_confirmed_done()
@@ -91,7 +94,7 @@ impl Log {
             entry.state = edge.to;
             entry.line = line;
             entry.answer = answer;
-            return true;
+            return Some(entry.clone());
         }
         let entry = Entry {
             id: self.next_id,
@@ -104,12 +107,26 @@ impl Log {
             answer,
         };
         self.open.insert(id, entry.id);
-        self.next_id += 1;
-        self.entries.push_back(entry);
+        self.upsert(entry.clone());
+        Some(entry)
+    }
+
+    /// Takes an entry the leader logged (a new one, or a change of one it
+    /// sent before), in id order.
+    pub fn upsert(&mut self, entry: Entry) {
+        self.next_id = self.next_id.max(entry.id + 1);
+        match self.entries.binary_search_by_key(&entry.id, |e| e.id) {
+            Ok(at) => self.entries[at] = entry,
+            Err(at) => self.entries.insert(at, entry),
+        }
         while self.entries.len() > self.capacity {
             self.entries.pop_front();
         }
-        true
+    }
+
+    /// The entries, oldest first (what a copy that joins is sent).
+    pub fn oldest_first(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter()
     }
 
     /// The entries, newest first.
@@ -242,9 +259,12 @@ mod tests {
     fn a_guess_confirmed_later_is_one_entry_with_the_answer() {
         let pane = pane_with_answer("\n  All 4 checks pass.\nDetails follow.");
         let mut log = Log::new(10);
-        assert!(log.on_edge(&pane, &edge(State::Done, false, "screen rule banner"), 5));
+        assert!(log
+            .on_edge(&pane, &edge(State::Done, false, "screen rule banner"), 5)
+            .is_some());
         assert_eq!(log.get(1).unwrap().answer, None, "a guess carries no answer");
-        assert!(log.on_edge(&pane, &edge(State::Done, true, "turn done"), 6));
+        let confirmed = log.on_edge(&pane, &edge(State::Done, true, "turn done"), 6).unwrap();
+        assert_eq!(confirmed.id, 1);
         assert_eq!(log.len(), 1);
         let entry = log.get(1).unwrap();
         assert_eq!(entry.line, "All 4 checks pass.");
@@ -274,9 +294,33 @@ mod tests {
     fn waiting_is_not_a_finished_turn_and_answers_are_capped() {
         let pane = pane_with_answer(&"é".repeat(MAX_ANSWER_BYTES));
         let mut log = Log::default();
-        assert!(!log.on_edge(&pane, &edge(State::Waiting, false, "permission"), 1));
+        assert!(log
+            .on_edge(&pane, &edge(State::Waiting, false, "permission"), 1)
+            .is_none());
         log.on_edge(&pane, &edge(State::Done, true, ""), 2);
         assert!(log.get(1).unwrap().answer.as_ref().unwrap().len() <= MAX_ANSWER_BYTES);
+    }
+
+    #[test]
+    fn a_copy_keeps_the_leaders_entries_in_order_and_continues_their_ids() {
+        let pane = pane_with_answer("ok");
+        let mut leader = Log::new(3);
+        let mut copy = Log::new(3);
+        let mut sent = Vec::new();
+        for at in 0..4 {
+            leader.on_edge(&pane, &edge(State::Working, false, ""), at * 10);
+            sent.extend(leader.on_edge(&pane, &edge(State::Done, false, ""), at * 10 + 1));
+            sent.extend(leader.on_edge(&pane, &edge(State::Done, true, ""), at * 10 + 2));
+        }
+        sent.reverse(); // out of order, and each entry twice
+        for entry in sent {
+            copy.upsert(entry);
+        }
+        let ids: Vec<u64> = copy.newest_first().map(|e| e.id).collect();
+        assert_eq!(ids, [4, 3, 2], "the newest three");
+        // The copy takes the lead: its next entry follows the leader's.
+        copy.on_edge(&pane, &edge(State::Working, false, ""), 50);
+        assert_eq!(copy.on_edge(&pane, &edge(State::Done, true, ""), 51).unwrap().id, 5);
     }
 
     #[test]

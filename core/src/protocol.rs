@@ -31,6 +31,8 @@ pub const PIPE_INBOX: &str = "inbox";
 pub const PIPE_INBOX_HELLO: &str = "turnstile-inbox-hello";
 /// Name of the pipe the leader sends the inbox view its entries with.
 pub const PIPE_INBOX_UPDATE: &str = "turnstile-inbox-update";
+/// Name of the pipe the leader hands its inbox entries to the other copies with.
+pub const PIPE_INBOX_ENTRIES: &str = "turnstile-inbox-entries";
 /// Name of the pipe the inbox view asks the leader to copy or route with.
 pub const PIPE_INBOX_ACT: &str = "turnstile-inbox-act";
 

@@ -159,6 +159,7 @@ fn carry_out(effects: Vec<Effect>) -> bool {
                 PermissionType::WriteToClipboard,
             ]),
             Effect::SetUnselectable => set_selectable(false),
+            Effect::RenameSelf(title) => rename_plugin_pane(get_plugin_ids().plugin_id, title),
             Effect::Subscribe(s) => subscribe(&[event_type(s)]),
             Effect::Unsubscribe(s) => unsubscribe(&[event_type(s)]),
             Effect::ArmTimer(ms) => set_timeout(ms as f64 / 1000.0),
@@ -183,6 +184,8 @@ fn carry_out(effects: Vec<Effect>) -> bool {
                 pipe_message_to_plugin(MessageToPlugin::new(name).with_payload(payload))
             }
             Effect::OpenInbox { url, config } => {
+                // A message to this URL with this configuration launches the
+                // view unless one runs (no answer is awaited: nothing blocks).
                 let place = FloatingPaneCoordinates::new(
                     Some("5%".into()),
                     Some("10%".into()),
@@ -191,7 +194,16 @@ fn carry_out(effects: Vec<Effect>) -> bool {
                     None,
                     None,
                 );
-                open_plugin_pane_floating(&url, config, place, BTreeMap::new());
+                let mut message = MessageToPlugin::new("inbox")
+                    .with_plugin_url(url)
+                    .with_plugin_config(config)
+                    .new_plugin_instance_should_float(true)
+                    .new_plugin_instance_should_have_pane_title("turnstile inbox")
+                    .new_plugin_instance_should_be_focused();
+                if let Some(place) = place {
+                    message = message.with_floating_pane_coordinates(place);
+                }
+                pipe_message_to_plugin(message);
             }
             Effect::FocusPlugin(id) => focus_plugin_pane(id, true, false),
             Effect::CloseSelf => close_plugin_pane(get_plugin_ids().plugin_id),

@@ -26,7 +26,9 @@ use crate::config::Config;
 use crate::inbox::{self, Log};
 use crate::panes::PaneTable;
 use crate::protocol::{self, HostReport, PaneReport, PaneSummary};
-use crate::protocol::{PIPE_ATTENTION, PIPE_INBOX, PIPE_INBOX_ACT, PIPE_INBOX_HELLO, PIPE_INBOX_UPDATE};
+use crate::protocol::{
+    PIPE_ATTENTION, PIPE_INBOX, PIPE_INBOX_ACT, PIPE_INBOX_ENTRIES, PIPE_INBOX_HELLO, PIPE_INBOX_UPDATE,
+};
 use crate::protocol::{PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW};
 use crate::Millis;
 use delivery::Delivery;
@@ -46,6 +48,8 @@ pub const PERMISSION_STAGGER_MS: Millis = 40;
 pub const MAX_QUEUED_EVENTS: usize = 256;
 /// How long a message stays in the bar (ms).
 pub const MESSAGE_MS: Millis = 5_000;
+/// The title of a bar copy's pane.
+pub const BAR_TITLE: &str = "turnstile";
 /// Context key naming what a host command run is.
 pub const CTX_KIND: &str = "turnstile";
 /// Context key of a status run's request number.
@@ -154,6 +158,11 @@ pub enum Effect {
     RequestPermissions,
     /// Make the bar pane unselectable.
     SetUnselectable,
+    /// Give this plugin's pane a title. zellij sends pane lists only when
+    /// something changes and drops the ones sent before a copy's grant: a
+    /// copy that loads last (often in a hidden tab) would wait for the next
+    /// change of any pane; renaming itself is that change.
+    RenameSelf(String),
     /// Start receiving these events.
     Subscribe(Subscription),
     /// Stop receiving these events.
@@ -211,7 +220,9 @@ pub enum Effect {
         /// The payload.
         payload: String,
     },
-    /// Open the inbox view: this plugin, floating, with this configuration.
+    /// Open the inbox view: this plugin, floating, with this configuration
+    /// (a message to that URL and configuration: zellij launches it unless
+    /// it runs).
     OpenInbox {
         /// The plugin's URL.
         url: String,
@@ -281,8 +292,11 @@ pub struct Controller {
     /// Where the attention jumps have been.
     cycle: Cycle,
     notifier: Notifier,
-    /// Finished turns (every copy keeps them: the leader may move).
+    /// Finished turns: the leader logs them and hands them on, every copy
+    /// keeps them (the leader may move).
     inbox: Log,
+    /// Followers that were sent the whole log.
+    logged_followers: BTreeSet<u32>,
     /// The open inbox view's plugin id (leader only).
     inbox_view: Option<u32>,
     out: Vec<Effect>,
@@ -300,6 +314,7 @@ impl Controller {
             cycle: Cycle::default(),
             notifier: Notifier::new(config.notify.clone(), config.notify_interval_ms),
             inbox: Log::new(config.inbox_size),
+            logged_followers: BTreeSet::new(),
             inbox_view: None,
             table: PaneTable::with_watch(config.watch.clone()),
             delivery: Delivery::new(&config),
@@ -403,7 +418,10 @@ impl Controller {
             Event::Timer => self.on_timer(now, screens),
             Event::CommandChanged => self.host.wanted |= !self.watcher.running,
             Event::Pipe { name, from, payload } => {
-                if let Some(payload) = payload {
+                // A keybinding without a payload sends one message with none;
+                // a shell's pipe ends each message with an empty one.
+                let command = matches!(name.as_str(), PIPE_ATTENTION | PIPE_INBOX) && from == PipeFrom::Other;
+                if let Some(payload) = payload.or_else(|| command.then(String::new)) {
                     self.on_pipe(&name, &from, &payload, now, screens);
                 }
             }
@@ -442,6 +460,7 @@ impl Controller {
         }
         self.permission = Permission::Granted;
         self.out.push(Effect::SetUnselectable);
+        self.out.push(Effect::RenameSelf(BAR_TITLE.into()));
         self.timers.next_tick = now;
         self.arm_next_timer(now);
         for event in std::mem::take(&mut self.queued) {
@@ -540,6 +559,7 @@ impl Controller {
         }
 
         let changed = self.table.sync(metas) || became_leader;
+        self.share_log(&[]);
         if changed {
             self.broadcast();
         } else {
@@ -1086,6 +1106,7 @@ impl Controller {
                 }
             }
             PIPE_INBOX_ACT if leader => self.on_inbox_action(payload, now),
+            PIPE_INBOX_ENTRIES => self.on_inbox_entries(payload),
             _ => {}
         }
     }
@@ -1112,18 +1133,20 @@ impl Controller {
         self.answer(from, format!("→ {pane}{what}\n"));
     }
 
-    /// Opens the floating inbox view (or shows the open one).
+    /// Opens the floating inbox view (zellij launches it unless it runs)
+    /// and shows the open one.
     fn open_inbox(&mut self, from: &PipeFrom) {
+        if let Some(url) = self.my_url.clone() {
+            let mut config = self.settings.clone();
+            config.insert("view".into(), "inbox".into());
+            self.out.push(Effect::OpenInbox { url, config });
+        }
         // A view closed since its greeting is not in the pane list.
         let open = self
             .inbox_view
             .filter(|view| self.panes.iter().any(|p| p.id == *view && p.plugin_url.is_some()));
         if let Some(view) = open {
             self.out.push(Effect::FocusPlugin(view));
-        } else if let Some(url) = self.my_url.clone() {
-            let mut config = self.settings.clone();
-            config.insert("view".into(), "inbox".into());
-            self.out.push(Effect::OpenInbox { url, config });
         }
         self.answer(from, format!("inbox: {} finished turn(s)\n", self.inbox.len()));
     }
@@ -1211,21 +1234,56 @@ impl Controller {
     /// the bar), logs finished turns and notes what to notify.
     fn after_edges(&mut self, edges: Vec<(u32, Edge)>, now: Millis) {
         let act = self.role.is_leader();
-        let mut logged = false;
+        let mut logged = Vec::new();
         for (pane, edge) in edges {
             let feedback = self.delivery.on_edge(&self.table, pane, &edge, now, act, &mut self.out);
             if let Some(last) = feedback.into_iter().last() {
                 self.say(last, now);
             }
-            if let Some(p) = self.table.get(pane) {
-                logged |= self.inbox.on_edge(p, &edge, now);
+            if let Some(p) = self.table.get(pane).filter(|_| act) {
+                logged.extend(self.inbox.on_edge(p, &edge, now));
                 self.notifier.on_edge(pane, &edge, p.unseen, now);
             }
         }
-        if logged {
+        if !logged.is_empty() {
             self.send_inbox(None);
+            self.share_log(&logged);
         }
         self.arm_next_timer(now);
+    }
+
+    /// Hands new or changed inbox entries to the other copies; a copy not
+    /// sent the log yet gets all of it.
+    fn share_log(&mut self, changed: &[inbox::Entry]) {
+        if !self.role.is_leader() {
+            return;
+        }
+        let whole: Vec<&inbox::Entry> = self.inbox.oldest_first().collect();
+        let (Ok(whole), Ok(changed)) = (serde_json::to_string(&whole), serde_json::to_string(changed)) else {
+            return;
+        };
+        for copy in self.role.followers().iter().map(|f| f.id).collect::<Vec<_>>() {
+            let payload = match self.logged_followers.insert(copy) {
+                true if !self.inbox.is_empty() => whole.clone(),
+                false if !changed.is_empty() => changed.clone(),
+                _ => continue,
+            };
+            self.out.push(Effect::SendToCopy {
+                copy,
+                name: PIPE_INBOX_ENTRIES,
+                payload,
+            });
+        }
+    }
+
+    /// A follower takes the leader's inbox entries.
+    fn on_inbox_entries(&mut self, payload: &str) {
+        if self.role.is_leader() {
+            return;
+        }
+        if let Ok(entries) = serde_json::from_str::<Vec<inbox::Entry>>(payload) {
+            entries.into_iter().for_each(|e| self.inbox.upsert(e));
+        }
     }
 
     fn on_route_command(&mut self, from: &PipeFrom, payload: &str, now: Millis) {

@@ -457,6 +457,12 @@ fn a_click_on_the_counter_jumps_and_a_followers_click_asks_the_leader() {
     let counter = rig.c.drawn.as_ref().unwrap().hits[0];
     assert_eq!(counter.2, Hit::Attention);
     assert_eq!(focuses(&rig.send(Event::Click(counter.0))), [3]);
+    let key = Event::Pipe {
+        name: PIPE_ATTENTION.into(),
+        from: PipeFrom::Other,
+        payload: None,
+    };
+    assert_eq!(focuses(&rig.send(key)), [3], "a keybinding without a payload jumps too");
 
     let mut follower = Rig::new(5, &[]);
     follower.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
@@ -949,4 +955,49 @@ proptest! {
         }
         rig.c.render(80, rig.now);
     }
+}
+
+#[test]
+fn the_inbox_survives_the_leader_moving_to_another_copy() {
+    let mut leader = Rig::leader(&[]);
+    leader.push(&[report(2, State::Working, Source::Transcript, T0, None)]);
+    let effects = leader.push(&[report(
+        2,
+        State::Done,
+        Source::Transcript,
+        T0 + 5,
+        Some("b's answer\nthe rest"),
+    )]);
+    let shared: Vec<&String> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::SendToCopy {
+                copy: 5,
+                name: PIPE_INBOX_ENTRIES,
+                payload,
+            } => Some(payload),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shared.len(), 1, "{effects:?}");
+    // The copy in the hidden tab never had a pane list (zellij sends none
+    // there) and still keeps the entry.
+    let mut hidden = Rig::new(5, &[]);
+    hidden.send(pipe(PIPE_INBOX_ENTRIES, PipeFrom::Plugin(1), shared[0]));
+    // The leader's tab closes: the hidden copy leads, with the log.
+    let mut panes = vec![terminal(3, 1, "c", true)];
+    panes.push(copy(5, 1));
+    hidden.send(Event::Panes(panes));
+    assert!(hidden.c.role().is_leader());
+    let answer = hidden.send(pipe(PIPE_INBOX, PipeFrom::Cli("p".into()), "open"));
+    assert!(
+        answer
+            .iter()
+            .any(|e| matches!(e, Effect::AnswerPipe { text, .. } if text == "inbox: 1 finished turn(s)\n")),
+        "{answer:?}"
+    );
+    let hello = hidden.send(pipe(PIPE_INBOX_HELLO, PipeFrom::Plugin(40), ""));
+    assert!(hello
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { copy: 40, payload, .. } if !payload.contains("the rest") && payload.contains("\"pane\":2"))));
 }
