@@ -54,7 +54,7 @@ class Attention(unittest.TestCase):
 
 
 NOTIFY = ('printf "%s|%s|%s|%s|%s\\n" "$@" >> {log}; '
-          'echo "$TURNSTILE_PANE_ID $TURNSTILE_STATE $TURNSTILE_COUNT" >> {env}; sleep {hang}')
+          'echo "$TURNSTILE_PANE_ID $TURNSTILE_STATE $TURNSTILE_COUNT $(date +%s.%N)" >> {env}; sleep {hang}')
 
 
 class Notify(unittest.TestCase):
@@ -65,19 +65,23 @@ class Notify(unittest.TestCase):
     def test_the_notifier_gets_unseen_panes_once_and_a_hanging_one_never_stalls_the_bar(self):
         log, env = os.path.join(self.out, "notify.log"), os.path.join(self.out, "notify.env")
         panes = [("front", demo("front", "done", turns=1)), ("early", demo("early", "done", turns=1)),
-                 ("late", demo("late", "done", turns=1, pace=2.5))]
+                 ("late", demo("late", "done", turns=1, pace=2))]
         cfg = {"notify": NOTIFY.format(log=log, env=env, hang=60), "notify_interval_ms": "0"}
         with Zellij(panes, plugin_config=cfg) as z:
             early, late = z.pane_id("early"), z.pane_id("late")
             wait_for("early notified", lambda: lines_of(log), timeout=30)
             self.assertEqual(lines_of(log), [f"{early}|early|done|claude|Answer 1 from early: all 4 checks pass."])
-            # That notifier hangs; the bar goes on, and the next run waits
-            # until `timeout` kills it (10 s).
+            # That notifier hangs; the bar goes on meanwhile ...
             wait_for("late done in the bar", lambda: "done" in (segment(z.bar(), "late") or ""), timeout=40)
-            self.assertEqual(len(lines_of(log)), 1, "one notifier at a time")
+            late_in_bar = time.time()
+            # ... and the next run waits until `timeout` kills it (10 s).
             wait_for("late notified once the hung notifier is killed", lambda: len(lines_of(log)) == 2, timeout=25)
             self.assertEqual(lines_of(log)[1], f"{late}|late|done|claude|Answer 1 from late: all 4 checks pass.")
-            self.assertEqual(lines_of(env), [f"{early} done 1", f"{late} done 1"])
+            runs = [l.split() for l in lines_of(env)]
+            self.assertEqual([r[:3] for r in runs], [[str(early), "done", "1"], [str(late), "done", "1"]])
+            first, second = float(runs[0][3]), float(runs[1][3])
+            self.assertGreater(second - first, 9, "one notifier at a time: the second ran after the first was killed")
+            self.assertLess(late_in_bar, second, "the bar showed late done while the notifier hung")
             time.sleep(2)
             self.assertFalse(any("front" in l for l in lines_of(log)), "the pane looked at is never notified")
             self.assertEqual(len(lines_of(log)), 2, "once per turn")

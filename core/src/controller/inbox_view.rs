@@ -107,8 +107,13 @@ impl InboxView {
             return;
         };
         self.leader = Some(leader);
+        // The selection stays on its entry while newer ones arrive on top.
+        let chosen = self.update.entries.get(self.selected).map(|e| e.id);
         self.update = update;
-        self.selected = self.selected.min(self.update.entries.len().saturating_sub(1));
+        let kept = chosen.and_then(|id| self.update.entries.iter().position(|e| e.id == id));
+        self.selected = kept
+            .unwrap_or(self.selected)
+            .min(self.update.entries.len().saturating_sub(1));
         self.out.push(Effect::Redraw);
     }
 
@@ -368,6 +373,19 @@ mod tests {
         insta::assert_snapshot!(screen(&view));
         view.handle(Event::Key(Key::Down));
         insta::assert_snapshot!(screen(&view));
+    }
+
+    #[test]
+    fn the_selection_stays_on_its_entry_when_a_newer_one_arrives() {
+        let mut view = filled();
+        view.handle(Event::Key(Key::Down));
+        let mut update = view.update.clone();
+        update
+            .entries
+            .insert(0, entry(4, 0, 7, "shell", AgentKind::Claude, State::Done, "new"));
+        view.on_update(1, &serde_json::to_string(&update).unwrap());
+        let enter = view.handle(Event::Key(Key::Enter));
+        assert!(enter.contains(&Effect::FocusPane(3)), "{enter:?}");
     }
 
     #[test]
