@@ -21,6 +21,10 @@ pub const PIPE_PUSH: &str = "turnstile-push";
 pub const PIPE_SYNC: &str = "turnstile-sync";
 /// Name of the pipe a copy of the bar tells the leader which tabs are viewed with.
 pub const PIPE_VIEW: &str = "turnstile-view";
+/// Name of the pipe a copy of the bar in a viewed tab hands zellij's pane
+/// list to a leader whose tab nobody views (zellij sends pane lists only to
+/// the plugins of viewed tabs).
+pub const PIPE_PANES: &str = "turnstile-panes";
 /// Name of the routing commands' pipe (keybindings: next, prev, resend, …).
 pub const PIPE_ROUTE: &str = "route";
 /// Name of the pipe that jumps to the next pane that needs you.

@@ -362,6 +362,17 @@ class Tabs(unittest.TestCase):
                      lambda: segment(z.bar(), "one") == segment(first, "one")
                      and segment(z.bar(), "two") == segment(first, "two"), timeout=10)
 
+    def test_a_new_agent_pane_shows_while_the_leaders_tab_is_hidden(self):
+        # zellij sends pane lists only to the viewed tab's plugins: the copy
+        # there hands them to the leader (the first tab's copy).
+        tabs = [[("one", demo("one", "done", turns=1))], [("two", demo("two", "", turns=0))]]
+        with Zellij(None, tabs=tabs) as z:
+            wait_for("one done", lambda: "done" in (segment(z.bar(), "one") or ""), timeout=30)
+            z.action("go-to-next-tab")
+            wait_for("tab 2 drawn", lambda: "two" in z.screen().splitlines()[1], timeout=10)
+            z.action("new-pane", "--name", "three", "--", *demo("three", "done", turns=1))
+            wait_for("the new pane's agent in the bar", lambda: "done" in (segment(z.bar(), "three") or ""), timeout=30)
+
 
 if __name__ == "__main__":
     unittest.main()

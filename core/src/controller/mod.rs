@@ -29,7 +29,7 @@ use crate::protocol::{self, HostReport, PaneReport, PaneSummary};
 use crate::protocol::{
     PIPE_ATTENTION, PIPE_INBOX, PIPE_INBOX_ACT, PIPE_INBOX_ENTRIES, PIPE_INBOX_HELLO, PIPE_INBOX_UPDATE,
 };
-use crate::protocol::{PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW};
+use crate::protocol::{PIPE_PANES, PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW};
 use crate::Millis;
 use delivery::Delivery;
 pub use inbox_view::{InboxView, Key};
@@ -59,7 +59,7 @@ pub const CTX_REQUEST: &str = "request";
 pub const EXIT_ANOTHER_WATCHER: i32 = 3;
 
 /// One pane of zellij's pane list.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PaneEntry {
     /// Pane id (terminal and plugin panes have separate id spaces).
     pub id: u32,
@@ -297,6 +297,8 @@ pub struct Controller {
     inbox: Log,
     /// Followers that were sent the whole log.
     logged_followers: BTreeSet<u32>,
+    /// The pane list last handed to a leader whose tab nobody views.
+    forwarded: Option<Vec<PaneEntry>>,
     /// The open inbox view's plugin id (leader only).
     inbox_view: Option<u32>,
     out: Vec<Effect>,
@@ -315,6 +317,7 @@ impl Controller {
             notifier: Notifier::new(config.notify.clone(), config.notify_interval_ms),
             inbox: Log::new(config.inbox_size),
             logged_followers: BTreeSet::new(),
+            forwarded: None,
             inbox_view: None,
             table: PaneTable::with_watch(config.watch.clone()),
             delivery: Delivery::new(&config),
@@ -552,6 +555,7 @@ impl Controller {
         }
         let metas = leader::terminal_panes(&panes, &self.viewed_tabs);
         self.panes = panes;
+        self.forward_panes();
         let alive: BTreeSet<u32> = metas.iter().map(|m| m.id).collect();
         for closed in self.table.ids().into_iter().filter(|id| !alive.contains(id)) {
             self.delivery.forget(closed);
@@ -574,10 +578,41 @@ impl Controller {
         }
         self.set_viewed(viewed);
         self.tell_leader_viewed();
+        self.forward_panes();
         if !self.role.is_leader() {
             // zellij may drop the render of a copy whose tab is just shown.
             self.drawn = None;
             self.redraw_again = true;
+        }
+    }
+
+    /// zellij sends pane lists only to the plugins of viewed tabs: a copy
+    /// that gets them hands them to a leader whose tab nobody views (new
+    /// panes, titles and focus would wait for that tab to be shown).
+    fn forward_panes(&mut self) {
+        let Some(leader) = self.role.leader() else {
+            return;
+        };
+        let leader_tab = self
+            .panes
+            .iter()
+            .find(|p| p.id == leader && p.plugin_url.is_some())
+            .map(|p| p.tab);
+        let leader_sees = leader_tab.is_none_or(|tab| self.viewed_tabs.contains(&tab));
+        if leader_sees {
+            self.forwarded = None;
+            return;
+        }
+        if self.forwarded.as_ref() == Some(&self.panes) {
+            return;
+        }
+        if let Ok(payload) = serde_json::to_string(&self.panes) {
+            self.forwarded = Some(self.panes.clone());
+            self.out.push(Effect::SendToCopy {
+                copy: leader,
+                name: PIPE_PANES,
+                payload,
+            });
         }
     }
 
@@ -1107,6 +1142,11 @@ impl Controller {
             }
             PIPE_INBOX_ACT if leader => self.on_inbox_action(payload, now),
             PIPE_INBOX_ENTRIES => self.on_inbox_entries(payload),
+            PIPE_PANES if leader => {
+                if let Ok(panes) = serde_json::from_str::<Vec<PaneEntry>>(payload) {
+                    self.on_panes(panes, now);
+                }
+            }
             _ => {}
         }
     }

@@ -703,7 +703,7 @@ const SCREENS: [&[&str]; 4] = [
     &["$ "],
     &["⎿  Interrupted by user"],
 ];
-const PIPES: [&str; 11] = [
+const PIPES: [&str; 12] = [
     PIPE_PUSH,
     PIPE_VERDICT,
     PIPE_ROUTE,
@@ -714,6 +714,7 @@ const PIPES: [&str; 11] = [
     PIPE_INBOX,
     PIPE_INBOX_HELLO,
     PIPE_INBOX_ACT,
+    PIPE_PANES,
     "other",
 ];
 
@@ -1000,4 +1001,58 @@ fn the_inbox_survives_the_leader_moving_to_another_copy() {
     assert!(hello
         .iter()
         .any(|e| matches!(e, Effect::SendToCopy { copy: 40, payload, .. } if !payload.contains("the rest") && payload.contains("\"pane\":2"))));
+}
+
+#[test]
+fn a_copy_in_the_viewed_tab_hands_pane_lists_to_a_leader_nobody_views() {
+    // The person looks at tab 1: zellij sends pane lists to copy 5 only.
+    let mut follower = Rig::new(5, &[]);
+    follower.send(Event::Tabs(vec![
+        TabView {
+            position: 0,
+            viewed: false,
+        },
+        TabView {
+            position: 1,
+            viewed: true,
+        },
+    ]));
+    let mut panes = pane_list(&[(1, 0), (5, 1)]);
+    panes.push(terminal(3, 1, "new", true));
+    let effects = follower.send(Event::Panes(panes.clone()));
+    let forwarded: Vec<&String> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::SendToCopy {
+                copy: 1,
+                name: PIPE_PANES,
+                payload,
+            } => Some(payload),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(forwarded.len(), 1, "{effects:?}");
+    let again = follower.send(Event::Panes(panes));
+    assert!(
+        !again
+            .iter()
+            .any(|e| matches!(e, Effect::SendToCopy { name: PIPE_PANES, .. })),
+        "an unchanged list is not sent again"
+    );
+    let mut leader = Rig::leader(&[]);
+    leader.send(pipe(PIPE_PANES, PipeFrom::Plugin(5), forwarded[0]));
+    assert!(
+        leader.c.summaries().iter().any(|s| s.name == "new"),
+        "the new pane shows"
+    );
+    // A copy whose leader's tab is viewed forwards nothing.
+    let mut beside = Rig::new(5, &[]);
+    beside.send(Event::Tabs(vec![TabView {
+        position: 0,
+        viewed: true,
+    }]));
+    let quiet = beside.send(Event::Panes(pane_list(&[(1, 0), (5, 0)])));
+    assert!(!quiet
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { name: PIPE_PANES, .. })));
 }
