@@ -166,7 +166,7 @@ def run(agents, tabs, seconds, rounds, latency_turns):
     go = f"/tmp/turnstile-bench-go-{os.getpid()}"
     for s in stamps:
         open(s, "w").close()
-    cols = 250
+    cols = 300  # every segment of 34 agent panes and the attention counter fit
     bare = Zellij([], tabs=layout(agents, tabs, stamps[0], go + "-never"), with_plugin=False, cols=cols)
     bar = Zellij([], tabs=layout(agents, tabs, stamps[1], go), cols=cols,
                  plugin_config={"poll_ms": "500", "idle_poll_ms": "3000", "hidden_poll_ms": "2000"})

@@ -3,7 +3,7 @@
 Each `Zellij` gets its own HOME, config dir, cache (pre-granted plugin
 permissions), TMPDIR and session name. Steps poll a condition until it holds
 or a timeout passes: no fixed sleeps decide a test."""
-import glob, json, os, shutil, subprocess, sys, tempfile, time, uuid
+import re, glob, json, os, shutil, subprocess, sys, tempfile, time, uuid
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "claude-code")
@@ -36,6 +36,8 @@ def segments_by_pane(bar):
     """{pane id: segment text} from the bar row (segments are `mark id name state …`)."""
     out = {}
     for part in bar.split("│"):
+        if re.match(r"\s*(needs you: \d+|!\d+)\s*$", part):
+            continue  # the attention counter
         pane = next((w for w in part.split()[:3] if w.isdigit()), None)
         if pane is not None:
             out[int(pane)] = part.strip()
