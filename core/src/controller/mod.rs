@@ -669,8 +669,24 @@ impl Controller {
         }
         if let Ok(rows) = serde_json::from_str::<Vec<PaneSummary>>(payload) {
             self.redraw_again |= rows != self.synced;
+            if self.panes.is_empty() {
+                self.adopt_rows(&rows);
+            }
             self.synced = rows;
         }
+    }
+
+    /// A copy that never had a pane list (zellij sends none to hidden tabs)
+    /// takes the leader's agent panes from its rows, so the pushes it
+    /// observes reach its table and routing memory: should it take the
+    /// lead, it does not route a turn again.
+    fn adopt_rows(&mut self, rows: &[PaneSummary]) {
+        let metas = rows.iter().map(|r| crate::panes::PaneMeta {
+            id: r.pane,
+            title: r.name.clone(),
+            ..Default::default()
+        });
+        self.table.adopt(metas);
     }
 
     /// Hands the rows to the copies of the bar in tabs someone views; the

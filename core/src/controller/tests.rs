@@ -1056,3 +1056,29 @@ fn a_copy_in_the_viewed_tab_hands_pane_lists_to_a_leader_nobody_views() {
         .iter()
         .any(|e| matches!(e, Effect::SendToCopy { name: PIPE_PANES, .. })));
 }
+
+#[test]
+fn a_hidden_copy_that_takes_the_lead_does_not_route_a_turn_again() {
+    let flows = [("flows", "a -> b")];
+    let mut leader = Rig::leader(&flows);
+    leader.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let done = report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"));
+    assert_eq!(
+        writes(&leader.push(std::slice::from_ref(&done))).len(),
+        1,
+        "routed once"
+    );
+    // A copy in a hidden tab: no pane list ever, only rows and pushes.
+    let mut hidden = Rig::new(5, &flows);
+    let rows = serde_json::to_string(&leader.c.summaries()).unwrap();
+    hidden.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &rows));
+    hidden.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    hidden.push(std::slice::from_ref(&done));
+    // The leader's tab closes; the hidden copy leads and hears the same turn.
+    let mut panes = vec![terminal(1, 1, "a", false), terminal(2, 1, "b", true)];
+    panes.push(copy(5, 1));
+    hidden.send(Event::Panes(panes));
+    assert!(hidden.c.role().is_leader());
+    let again = hidden.push(&[done]);
+    assert!(writes(&again).is_empty(), "the turn was routed already: {again:?}");
+}
