@@ -7,12 +7,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 from harness import Zellij, wait_for
 from test_bar import demo, segment, user_prompts
 
-KEYS = """keybinds {
-    shared {
-        bind "Alt a" { MessagePlugin { name "attention"; payload "next"; }; }
-    }
-}
-"""
+# The keybindings the project ships (Alt a: attention, Alt b: inbox, …).
+with open(os.path.join(os.path.dirname(__file__), "..", "..", "layouts", "keybindings.kdl")) as f:
+    KEYS = f.read()
 
 
 def focused_titles(z):
@@ -134,14 +131,14 @@ class Inbox(unittest.TestCase):
 
     def test_the_inbox_survives_the_leader_moving_to_another_tab(self):
         tabs = [[("gone", demo("gone", "done", turns=1))], [("stay", demo("stay", "", turns=0))]]
-        with Zellij(None, tabs=tabs) as z:
+        with Zellij(None, tabs=tabs, extra_config=KEYS) as z:
             wait_for("gone done", lambda: "done" in (segment(z.bar(), "gone") or ""), timeout=30)
             gone = z.pane_id("gone")
             # Closing the first tab takes the leading copy of the bar with it.
             z.action("close-tab")
             wait_for("the other tab's bar leads", lambda: segment(z.bar(), "stay") and not segment(z.bar(), "gone"),
                      timeout=15)
-            z.pipe("inbox", "open")
+            z.keys("M-b")
             wait_for("the closed pane's turn is still listed", lambda: view_lines(z) == [(gone, "gone", "done")],
                      timeout=10)
 
