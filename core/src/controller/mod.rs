@@ -561,7 +561,6 @@ impl Controller {
             self.delivery.forget(closed);
             self.notifier.forget(closed);
         }
-
         let changed = self.table.sync(metas) || became_leader;
         self.share_log(&[]);
         if changed {
@@ -1314,21 +1313,16 @@ impl Controller {
         if !self.role.is_leader() {
             return;
         }
-        let whole: Vec<&inbox::Entry> = self.inbox.oldest_first().collect();
-        let (Ok(whole), Ok(changed)) = (serde_json::to_string(&whole), serde_json::to_string(changed)) else {
-            return;
-        };
-        for copy in self.role.followers().iter().map(|f| f.id).collect::<Vec<_>>() {
-            let payload = match self.logged_followers.insert(copy) {
-                true if !self.inbox.is_empty() => whole.clone(),
-                false if !changed.is_empty() => changed.clone(),
-                _ => continue,
-            };
-            self.out.push(Effect::SendToCopy {
-                copy,
-                name: PIPE_INBOX_ENTRIES,
-                payload,
-            });
+        let copies: Vec<u32> = self.role.followers().iter().map(|f| f.id).collect();
+        let (new, known): (Vec<u32>, Vec<u32>) = copies.into_iter().partition(|c| !self.logged_followers.contains(c));
+        self.logged_followers.extend(new.iter().copied());
+        // Serialized only when some copy needs it: pane lists come often.
+        if !self.inbox.is_empty() && !new.is_empty() {
+            let whole: Vec<&inbox::Entry> = self.inbox.oldest_first().collect();
+            send_entries(&mut self.out, &new, &whole);
+        }
+        if !changed.is_empty() && !known.is_empty() {
+            send_entries(&mut self.out, &known, changed);
         }
     }
 
@@ -1348,6 +1342,18 @@ impl Controller {
         self.arm_next_timer(now);
         self.say(feedback, now);
     }
+}
+
+/// Inbox entries for these copies of the bar.
+fn send_entries<T: serde::Serialize>(out: &mut Vec<Effect>, copies: &[u32], entries: &[T]) {
+    let Ok(payload) = serde_json::to_string(entries) else {
+        return;
+    };
+    out.extend(copies.iter().map(|copy| Effect::SendToCopy {
+        copy: *copy,
+        name: PIPE_INBOX_ENTRIES,
+        payload: payload.clone(),
+    }));
 }
 
 /// The first line of a command's error output, if any.

@@ -401,6 +401,17 @@ fn three_agents(pairs: &[(&str, &str)]) -> Rig {
     rig
 }
 
+/// The payloads sent to copy `to` on pipe `name`.
+fn sent_to<'e>(effects: &'e [Effect], to: u32, pipe: &str) -> Vec<&'e String> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::SendToCopy { copy, name, payload } if *copy == to && *name == pipe => Some(payload),
+            _ => None,
+        })
+        .collect()
+}
+
 fn focuses(effects: &[Effect]) -> Vec<u32> {
     effects
         .iter()
@@ -969,17 +980,7 @@ fn the_inbox_survives_the_leader_moving_to_another_copy() {
         T0 + 5,
         Some("b's answer\nthe rest"),
     )]);
-    let shared: Vec<&String> = effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::SendToCopy {
-                copy: 5,
-                name: PIPE_INBOX_ENTRIES,
-                payload,
-            } => Some(payload),
-            _ => None,
-        })
-        .collect();
+    let shared = sent_to(&effects, 5, PIPE_INBOX_ENTRIES);
     assert_eq!(shared.len(), 1, "{effects:?}");
     // The copy in the hidden tab never had a pane list (zellij sends none
     // there) and still keeps the entry.
@@ -1020,17 +1021,7 @@ fn a_copy_in_the_viewed_tab_hands_pane_lists_to_a_leader_nobody_views() {
     let mut panes = pane_list(&[(1, 0), (5, 1)]);
     panes.push(terminal(3, 1, "new", true));
     let effects = follower.send(Event::Panes(panes.clone()));
-    let forwarded: Vec<&String> = effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::SendToCopy {
-                copy: 1,
-                name: PIPE_PANES,
-                payload,
-            } => Some(payload),
-            _ => None,
-        })
-        .collect();
+    let forwarded = sent_to(&effects, 1, PIPE_PANES);
     assert_eq!(forwarded.len(), 1, "{effects:?}");
     let again = follower.send(Event::Panes(panes));
     assert!(
