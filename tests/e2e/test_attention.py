@@ -1,7 +1,7 @@
 """End-to-end: attention in a real zellij 0.45.1 — the jump to the pane that
 needs you (keybinding and pipe, across tabs), the notify command, and the
 floating inbox view (list, Enter, `y` into zellij's copy command, `r`)."""
-import os, re, shutil, sys, tempfile, time, unittest
+import os, re, shutil, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Zellij, wait_for
@@ -48,6 +48,21 @@ class Attention(unittest.TestCase):
             wait_for("fin focused", lambda: "fin" in focused_titles(z), timeout=5)
             # fin is seen now; asker still waits.
             wait_for("the counter drops to 1", lambda: "needs you: 1" in z.bar(), timeout=10)
+
+    def test_a_click_on_the_counter_goes_to_the_pane_that_needs_you(self):
+        tabs = [[("front", demo("front", "", turns=0))], [("asker", demo("asker", "wait", turns=1, pace=8))]]
+        with Zellij(None, tabs=tabs) as z:
+            wait_for("the counter", lambda: "needs you: 1" in z.bar(), timeout=40)
+            col = z.bar().index("needs you") + 1  # 1-based column, on the counter
+            click(z, col, 1)
+            wait_for("the waiting pane's tab shown", lambda: showing(z, "asker") and not showing(z, "front"), timeout=10)
+
+
+def click(z, col, row):
+    """A left click at (col, row), 1-based, as the terminal reports it (SGR mouse)."""
+    subprocess.run(["tmux", "send-keys", "-t", z.tmux, "-l", f"\x1b[<0;{col};{row}M\x1b[<0;{col};{row}m"],
+                   check=True)
+
 
 
 NOTIFY = ('printf "%s|%s|%s|%s|%s\\n" "$@" >> {log}; '
