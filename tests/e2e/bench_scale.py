@@ -161,7 +161,7 @@ def fmt(ms):
     return f"n={len(ms)} p50={percentile(ms, .5):.0f} ms p95={percentile(ms, .95):.0f} ms max={max(ms or [0]):.0f} ms"
 
 
-def run(agents, tabs, seconds, rounds, latency_turns):
+def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1):
     stamps = [f"/tmp/turnstile-bench-stamps-{os.getpid()}-{k}" for k in ("bare", "bar")]
     go = f"/tmp/turnstile-bench-go-{os.getpid()}"
     for s in stamps:
@@ -172,6 +172,11 @@ def run(agents, tabs, seconds, rounds, latency_turns):
                  plugin_config={"poll_ms": "500", "idle_poll_ms": "3000", "hidden_poll_ms": "2000"})
     try:
         wait_for("the agents in the bar", lambda: len(segments_by_pane(bar.bar())) >= min(agents, 8), timeout=60)
+        if view_tab > 1:
+            # The person works in another tab than the leader's: pane lists
+            # then reach the leader through the copy of the viewed tab.
+            for z in (bare, bar):
+                z.action("go-to-tab", str(view_tab))
         time.sleep(8)  # warm up: every agent in its turn cycle
         windows = measure_cpu(bare, bar, seconds, rounds)
         added = statistics.median(b - a for b, a in windows)
@@ -198,12 +203,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--latency-turns", type=int, default=20)
     ap.add_argument("--latency-at", default="32x4", help="AGENTSxTABS where latency is measured under load")
+    ap.add_argument("--view-tab", type=int, default=1, help="the tab the client views while measuring (1: the leader's)")
     a = ap.parse_args()
     rows = []
     for tabs in [int(t) for t in a.tabs.split(",")]:
         for agents in [int(n) for n in a.agents.split(",")]:
             lat = a.latency_turns if f"{agents}x{tabs}" == a.latency_at else 0
-            r = run(agents, tabs, a.seconds, a.rounds, lat)
+            r = run(agents, tabs, a.seconds, a.rounds, lat, min(a.view_tab, tabs))
             rows.append(r)
             print(f"{agents:3d} agents, {tabs} tab(s): bar adds {r['added']:+5.1f} % of a core "
                   f"(zellij with bar {r['bar']:.1f} %, without {r['bare']:.1f} %; median of {a.rounds} windows); "
