@@ -24,11 +24,22 @@ pub fn rank(state: State, unseen: bool) -> Option<u8> {
     }
 }
 
+/// Where a pane stands in the visiting order (smaller first), if it needs
+/// you: its rank, then the older state, then the pane id.
+pub fn order(state: State, unseen: bool, since: Millis, pane: u32) -> Option<(u8, Millis, u32)> {
+    rank(state, unseen).map(|r| (r, since, pane))
+}
+
+/// How many panes need you.
+pub fn count(segments: &[Segment]) -> usize {
+    segments.iter().filter(|s| rank(s.state, s.unseen).is_some()).count()
+}
+
 /// The panes that need you, most urgent first.
 pub fn queue(segments: &[Segment]) -> Vec<u32> {
     let mut needing: Vec<(u8, Millis, u32)> = segments
         .iter()
-        .filter_map(|s| rank(s.state, s.unseen).map(|r| (r, s.since, s.pane)))
+        .filter_map(|s| order(s.state, s.unseen, s.since, s.pane))
         .collect();
     needing.sort_unstable();
     needing.into_iter().map(|(_, _, pane)| pane).collect()

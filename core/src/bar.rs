@@ -116,16 +116,16 @@ enum Detail {
 /// kind (`cc`, `cx`) after the pane name.
 pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette, message: Option<&str>) -> Rendered {
     let tags = segments.iter().any(|s| s.kind != segments[0].kind);
+    let needing = attention::count(segments);
     let detail = [Detail::Full, Detail::NoName, Detail::Minimal]
         .into_iter()
-        .find(|d| plain_width(segments, now, *d, tags, message) <= cols)
+        .find(|d| plain_width(segments, now, *d, tags, message, needing) <= cols)
         .unwrap_or(Detail::Minimal);
     let mut out = Painter::new(cols, palette);
     out.tags = tags;
     if segments.is_empty() && message.is_none() {
         out.text("turnstile: no agent panes yet", palette.muted);
     }
-    let needing = attention::queue(segments).len();
     if needing > 0 {
         out.counter(&counter(needing, detail));
         if !segments.is_empty() {
@@ -152,14 +152,21 @@ pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette,
     out.finish()
 }
 
-fn plain_width(segments: &[Segment], now: Millis, detail: Detail, tags: bool, message: Option<&str>) -> usize {
+/// The row's width at `detail`, `needing` being the "needs you" count.
+fn plain_width(
+    segments: &[Segment],
+    now: Millis,
+    detail: Detail,
+    tags: bool,
+    message: Option<&str>,
+    needing: usize,
+) -> usize {
     let parts: usize = segments
         .iter()
         .map(|s| label(s, now, detail, tags).chars().count() + if s.unseen { 2 } else { 0 })
         .sum();
     let seps = segments.len().saturating_sub(1) * SEPARATOR.chars().count();
     let msg = message.map_or(0, |m| m.chars().count() + SEPARATOR.chars().count());
-    let needing = attention::queue(segments).len();
     let count = match needing {
         0 => 0,
         n => counter(n, detail).chars().count() + 2 + SEPARATOR.chars().count(),

@@ -197,8 +197,6 @@ impl InboxView {
     /// The view as it should be drawn now, `rows` × `cols`, one line each.
     pub fn render(&self, rows: usize, cols: usize, now: Millis) -> String {
         let mut lines = Vec::with_capacity(rows);
-        let reverse = "\x1b[7m";
-        let reset = "\x1b[0m";
         match &self.picker {
             Some(picker) => {
                 lines.push(format!(
@@ -207,7 +205,7 @@ impl InboxView {
                 ));
                 for (i, (id, title)) in self.matching(&picker.filter).iter().enumerate() {
                     let row = format!("  {id:<4} {title}");
-                    lines.push(mark(row, i == picker.selected, cols, reverse, reset));
+                    lines.push(mark(row, i == picker.selected, cols));
                 }
             }
             None => {
@@ -224,8 +222,6 @@ impl InboxView {
                         entry_row(entry, now, cols.saturating_sub(2)),
                         i == self.selected,
                         cols,
-                        reverse,
-                        reset,
                     ));
                 }
             }
@@ -246,9 +242,10 @@ impl InboxView {
     }
 }
 
-fn mark(row: String, selected: bool, cols: usize, on: &str, off: &str) -> String {
+/// A list row, marked and in reverse video when selected.
+fn mark(row: String, selected: bool, cols: usize) -> String {
     match selected {
-        true => format!("{on}▸ {}{off}", cut(&row, cols.saturating_sub(2))),
+        true => format!("\x1b[7m▸ {}\x1b[0m", cut(&row, cols.saturating_sub(2))),
         false => format!("  {row}"),
     }
 }

@@ -63,8 +63,7 @@ impl Notifier {
             self.pending.remove(&pane);
             return;
         }
-        let tells = matches!(edge.to, State::Done | State::Failed | State::Waiting);
-        if tells && unseen && self.notified.get(&pane) != Some(&edge.to) {
+        if tells(edge.to) && unseen && self.notified.get(&pane) != Some(&edge.to) {
             self.notified.insert(pane, edge.to);
             self.pending.entry(pane).or_insert(now);
         }
@@ -93,9 +92,9 @@ impl Notifier {
         let mut panes: Vec<&Pane> = pending
             .keys()
             .filter_map(|id| table.get(*id))
-            .filter(|p| matches!(p.state(), State::Done | State::Failed | State::Waiting) && p.unseen)
+            .filter(|p| tells(p.state()) && p.unseen)
             .collect();
-        panes.sort_by_key(|p| (attention::rank(p.state(), p.unseen), p.fused().since, p.meta.id));
+        panes.sort_by_key(|p| attention::order(p.state(), p.unseen, p.fused().since, p.meta.id));
         let command = self.command.clone()?;
         if panes.is_empty() {
             return None;
@@ -115,6 +114,11 @@ impl Notifier {
         self.pending.remove(&pane);
         self.notified.remove(&pane);
     }
+}
+
+/// The states a notifier is told about.
+fn tells(state: State) -> bool {
+    matches!(state, State::Done | State::Failed | State::Waiting)
 }
 
 /// The five fields a notifier gets for a pane.
