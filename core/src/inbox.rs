@@ -86,7 +86,7 @@ impl Log {
         }
         let answer = edge
             .is_confirmed_done()
-            .then(|| pane.answer.as_deref().map(cap_answer))
+            .then(|| pane.turn_answer().map(cap_answer))
             .flatten();
         let line = first_line(answer.as_deref().unwrap_or(&edge.now.reason));
         let open = self.open.get(&id).copied();

@@ -51,8 +51,13 @@ pub struct Pane {
     pub agent: Option<AgentEvidence>,
     /// Finished while unfocused and not seen since.
     pub unseen: bool,
-    /// The final answer of the last confirmed turn.
+    /// The final answer of the last confirmed turn (kept while the next
+    /// turn runs, for sending it by hand).
     pub answer: Option<String>,
+    /// True while `answer` belongs to the pane's current turn: an
+    /// authoritative sign of a new turn makes it an earlier turn's answer,
+    /// which a later done must never route or log again.
+    answer_is_current: bool,
     /// The agent that runs there (Claude Code until something says otherwise).
     pub kind: AgentKind,
     arbiter: PaneArbiter,
@@ -66,6 +71,7 @@ impl Pane {
             agent: None,
             unseen: false,
             answer: None,
+            answer_is_current: false,
             kind: AgentKind::default(),
             arbiter: PaneArbiter::new(),
             screen_state: None,
@@ -75,6 +81,12 @@ impl Pane {
     /// The fused state.
     pub fn state(&self) -> State {
         self.arbiter.fused().state
+    }
+
+    /// The answer of the current turn: `None` once the transcript or a hook
+    /// shows a new turn that has not answered yet.
+    pub fn turn_answer(&self) -> Option<&str> {
+        self.answer.as_deref().filter(|_| self.answer_is_current)
     }
 
     /// The fused view.
@@ -252,8 +264,12 @@ impl PaneTable {
             pane.arbiter = PaneArbiter::new();
             return None;
         }
+        if report.starts_a_turn() {
+            pane.answer_is_current = false;
+        }
         if report.answer.is_some() {
             pane.answer = report.answer;
+            pane.answer_is_current = true;
         }
         let mut last = None;
         for verdict in report.verdicts {

@@ -78,6 +78,17 @@ pub struct PaneReport {
     pub since: Option<String>,
 }
 
+impl PaneReport {
+    /// True when an authoritative source (transcript, hook, session) shows
+    /// a turn in progress that is not an old answer awaiting confirmation:
+    /// a new turn, whose answer is not the last one.
+    pub fn starts_a_turn(&self) -> bool {
+        self.verdicts
+            .iter()
+            .any(|v| v.source.is_authoritative() && v.state == crate::State::Working && v.candidate.is_none())
+    }
+}
+
 /// The answer of one `turnstile status --json` run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct HostReport {

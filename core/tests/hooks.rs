@@ -16,12 +16,16 @@ fn payloads(fixture: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// A fake `zellij` that appends its arguments to a file.
+/// A fake `zellij` that appends its arguments, then what it reads on
+/// stdin (the report: never on the command line), to a file.
 fn fake_zellij(dir: &Path) -> String {
     let script = dir.join("zellij");
     std::fs::write(
         &script,
-        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" >> {}/calls\n", dir.display()),
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" >> {0}/calls\ncat >> {0}/calls\n",
+            dir.display()
+        ),
     )
     .unwrap();
     Command::new("chmod").arg("+x").arg(&script).status().unwrap();
@@ -69,10 +73,7 @@ fn stop_hook_of_2_1_332_pushes_a_done_with_the_answer_and_records_the_binding() 
     assert!(out.status.success());
     assert!(out.stdout.is_empty(), "a hook must print nothing");
     let calls = calls(dir.path());
-    assert!(
-        calls.contains("--session\nsess\npipe\n--name\nverdict\n--\n"),
-        "{calls}"
-    );
+    assert!(calls.contains("--session\nsess\npipe\n--name\nverdict\n{"), "{calls}");
     let payload: serde_json::Value = serde_json::from_str(calls.lines().last().unwrap()).unwrap();
     assert_eq!(payload["pane"], 5);
     assert_eq!(payload["verdicts"][0]["state"], "done");
@@ -177,7 +178,7 @@ fn install_hooks_merges_keeps_a_backup_and_is_idempotent() {
         "2.1.39 rejects a settings file that names StopFailure"
     );
     assert_eq!(
-        std::fs::read_to_string(settings.with_extension("json.turnstile-backup")).unwrap(),
+        std::fs::read_to_string(backups(&settings).pop().unwrap()).unwrap(),
         mine
     );
     let again = install(home.path(), &["install-hooks"]);
@@ -274,10 +275,7 @@ fn install_hooks_for_codex_merges_into_its_hooks_json() {
     for event in ["SessionStart", "UserPromptSubmit", "Stop", "PermissionRequest"] {
         assert!(v["hooks"][event].to_string().contains("hook --agent codex"), "{event}");
     }
-    assert_eq!(
-        std::fs::read_to_string(file.with_extension("json.turnstile-backup")).unwrap(),
-        mine
-    );
+    assert_eq!(std::fs::read_to_string(backups(&file).pop().unwrap()).unwrap(), mine);
     let again = run(&["install-hooks", "--agent", "codex"]);
     assert!(String::from_utf8_lossy(&again.stderr).contains("already"));
     assert!(run(&["uninstall-hooks", "--agent", "codex"]).status.success());
@@ -395,4 +393,194 @@ fn install_hooks_for_gemini_merges_into_its_settings_with_matchers() {
     assert!(run(&["uninstall-hooks", "--agent", "gemini"]).status.success());
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     assert_eq!(v, serde_json::from_str::<serde_json::Value>(mine).unwrap());
+}
+
+/// The backups kept beside a settings file, oldest first.
+fn backups(settings: &Path) -> Vec<std::path::PathBuf> {
+    let name = settings.file_name().unwrap().to_str().unwrap().to_owned();
+    let mut found: Vec<_> = std::fs::read_dir(settings.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&format!("{name}.turnstile-backup-")))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// `install-hooks` for Claude Code in `home`, its settings at `settings`.
+fn install_in(home: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("HOME", home)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn ten_concurrent_installs_lose_nothing_fifty_times() {
+    // Issue 21: every run wrote the same temporary name and nothing
+    // serialized the read-modify-write; 21 of 300 rounds lost user data.
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let mine =
+        r#"{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}"#;
+    for round in 0..50 {
+        std::fs::write(&settings, mine).unwrap();
+        let runs: Vec<_> = (0..10)
+            .map(|i| {
+                let verb = if i % 3 == 2 { "uninstall-hooks" } else { "install-hooks" };
+                Command::new(BIN)
+                    .arg(verb)
+                    .env("HOME", home.path())
+                    .env_remove("CLAUDE_CONFIG_DIR")
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for run in runs {
+            let out = run.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+        assert_eq!(v["model"], "opus", "round {round}");
+        assert!(
+            v["hooks"]["Stop"].to_string().contains("notify-send done"),
+            "round {round}"
+        );
+        let stop_ours = v["hooks"]["Stop"].to_string().matches("turnstile").count();
+        assert!(stop_ours <= 1, "round {round}: installed twice: {v}");
+    }
+}
+
+#[test]
+fn a_symlinked_0600_settings_file_keeps_its_link_mode_numbers_and_order() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let dotfiles = home.path().join("dotfiles/claude-settings.json");
+    std::fs::create_dir_all(dotfiles.parent().unwrap()).unwrap();
+    let mine = r#"{"zeta": 12345678901234567890123, "alpha": 1.50, "model": "opus"}"#;
+    std::fs::write(&dotfiles, mine).unwrap();
+    std::fs::set_permissions(&dotfiles, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&dotfiles, &settings).unwrap();
+
+    let out = install_in(home.path(), &["install-hooks"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::symlink_metadata(&settings).unwrap().file_type().is_symlink());
+    let text = std::fs::read_to_string(&dotfiles).unwrap();
+    assert!(
+        text.contains("12345678901234567890123") && text.contains("1.50"),
+        "{text}"
+    );
+    let keys: Vec<usize> = ["zeta", "alpha", "model", "hooks"]
+        .iter()
+        .map(|k| text.find(&format!("\"{k}\"")).unwrap())
+        .collect();
+    assert!(keys.windows(2).all(|w| w[0] < w[1]), "key order kept: {text}");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dotfiles), 0o600);
+
+    assert!(install_in(home.path(), &["uninstall-hooks"]).status.success());
+    let kept = backups(&dotfiles);
+    assert_eq!(kept.len(), 2, "one backup per change: {kept:?}");
+    assert_eq!(
+        std::fs::read_to_string(&kept[0]).unwrap(),
+        mine,
+        "the original survives"
+    );
+    assert!(kept.iter().all(|b| mode(b) == 0o600));
+}
+
+#[test]
+fn a_hooks_list_is_an_error_not_already_installed() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, r#"{"hooks": []}"#).unwrap();
+    let out = install_in(home.path(), &["install-hooks"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`hooks` is a list") && !err.contains("already"), "{err}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), r#"{"hooks": []}"#);
+}
+
+/// Runs `turnstile hook` with `payload` under a deadline; its exit status
+/// and how long it took.
+fn hook_within(dir: &Path, args: &[&str], payload: &serde_json::Value) -> (bool, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let mut child = Command::new(BIN)
+        .arg("hook")
+        .args(args)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("TURNSTILE_ZELLIJ", fake_zellij(dir))
+        .env("ZELLIJ_PANE_ID", "3")
+        .env("ZELLIJ_SESSION_NAME", "sess")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    for _ in 0..200 {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status.success(), started.elapsed());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    (false, started.elapsed())
+}
+
+fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+#[test]
+fn a_turn_end_hook_on_a_fifo_device_or_sparse_file_returns_with_exit_0() {
+    // Issue 21: each of these hung the hook (and so the agent) for good.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("t.jsonl");
+    mkfifo(&fifo);
+    let sparse = dir.path().join("sparse.jsonl");
+    std::fs::File::create(&sparse).unwrap().set_len(10 << 30).unwrap();
+    let cases: [(&[&str], &str, &Path); 5] = [
+        (&[], "Stop", &fifo),
+        (&[], "Stop", &sparse),
+        (&["--agent", "gemini"], "AfterAgent", Path::new("/dev/zero")),
+        (&["--agent", "gemini"], "AfterAgent", Path::new("/dev/urandom")),
+        (&["--agent", "gemini"], "AfterAgent", &fifo),
+    ];
+    for (args, event, path) in cases {
+        let payload = serde_json::json!({
+            "hook_event_name": event, "session_id": "s", "cwd": "/tmp",
+            "transcript_path": path,
+        });
+        let (ok, took) = hook_within(dir.path(), args, &payload);
+        assert!(ok, "{event} on {}: not exit 0 within 10 s", path.display());
+        // The hook's own budget is 3 s; agents give it 5.
+        assert!(
+            took < std::time::Duration::from_secs(5),
+            "{event} on {}: {took:?}",
+            path.display()
+        );
+    }
 }

@@ -48,15 +48,18 @@ pub struct HookRecord {
 
 impl HookRecord {
     /// Where the record of one pane is kept.
-    pub fn path(session: &str, pane: u32) -> PathBuf {
-        super::state::session_folder(session).join(format!("{pane}.json"))
+    pub fn path(session: &str, pane: u32) -> Option<PathBuf> {
+        let folder = super::state::session_folder(session).ok()?;
+        Some(folder.join(format!("{pane}.json")))
     }
 
     /// Records what `event` says about the pane's agent (atomically); a
     /// session's end removes the record, so a later agent in the pane does
     /// not inherit it.
     pub fn record(session: &str, pane: u32, event: &HookEvent, now: Millis) {
-        let path = HookRecord::path(session, pane);
+        let Some(path) = HookRecord::path(session, pane) else {
+            return;
+        };
         if event.ends_session() {
             let _ = fs::remove_file(&path);
             return;
@@ -71,21 +74,15 @@ impl HookRecord {
             event: event.hook_event_name.clone(),
             at: now,
         };
-        let Ok(json) = serde_json::to_vec(&record) else {
-            return;
-        };
-        if let Some(dir) = path.parent() {
-            let _ = fs::create_dir_all(dir);
-        }
-        let tmp = path.with_extension("json.tmp");
-        if fs::write(&tmp, json).is_ok() {
-            let _ = fs::rename(&tmp, &path);
+        if let Ok(json) = serde_json::to_vec(&record) {
+            let _ = super::files::write_atomic(&path, &json, 0o600);
         }
     }
 
     /// The pane's record, if a hook wrote a readable one.
     pub fn read(session: &str, pane: u32) -> Option<HookRecord> {
-        serde_json::from_slice(&fs::read(HookRecord::path(session, pane)).ok()?).ok()
+        let bytes = super::files::read_capped(&HookRecord::path(session, pane)?, 1 << 20).ok()?;
+        serde_json::from_slice(&bytes).ok()
     }
 }
 
@@ -257,7 +254,7 @@ fn candidates_of(agent: &AgentProcess) -> Vec<Candidate> {
 /// The working directory a rollout's first line (`session_meta`) names.
 fn rollout_cwd(path: &Path) -> Option<PathBuf> {
     use std::io::{BufRead, BufReader, Read};
-    let file = fs::File::open(path).ok()?;
+    let file = super::files::open_regular(path).ok()?;
     let mut first = Vec::new();
     BufReader::new(file.take(4 << 20)).read_until(b'\n', &mut first).ok()?;
     let line: serde_json::Value = serde_json::from_slice(&first).ok()?;

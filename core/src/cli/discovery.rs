@@ -63,7 +63,7 @@ impl AgentProcess {
 
     /// Its session status, when the file exists and parses.
     pub fn status(&self) -> Option<SessionStatus> {
-        fs::read(self.status_file()?)
+        super::files::read_capped(&self.status_file()?, 1 << 20)
             .ok()
             .and_then(|b| SessionStatus::parse(&b).ok())
     }

@@ -11,12 +11,13 @@ use super::binding::HookRecord;
 use super::clock::now_ms;
 use super::home::{ClaudeHome, CodexHome, GeminiHome};
 use super::report::classify_file;
-use super::{push, spool};
+use super::settings::SettingsEdit;
+use super::{files, push, spool};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
-use std::fs;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::hook::HookEvent;
 use turnstile_core::protocol::{AgentBinding, PaneReport};
@@ -55,10 +56,19 @@ pub const GEMINI_EVENTS: &[&str] = &[
     "SessionEnd",
 ];
 
-/// Runs the hook of an agent of `kind`; every failure is swallowed (the
-/// agent must not notice).
+/// How long a hook may take, whatever it is given (Claude Code and Codex
+/// are told 5 s, Gemini CLI 5000 ms): past it the hook exits 0 and the
+/// unfinished work dies with the process.
+const HOOK_BUDGET: Duration = Duration::from_millis(3_000);
+
+/// How long a turn-end hook reads the transcript; past it the event is
+/// reported as the payload alone says.
+const TRANSCRIPT_BUDGET: Duration = Duration::from_millis(1_500);
+
+/// Runs the hook of an agent of `kind` within [`HOOK_BUDGET`]; every
+/// failure is swallowed (the agent must not notice).
 pub fn run_hook(kind: AgentKind) {
-    let _ = hook_inner(kind);
+    let _ = files::within(HOOK_BUDGET, move || hook_inner(kind));
 }
 
 fn hook_inner(kind: AgentKind) -> Option<()> {
@@ -92,8 +102,11 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -
         (kind, event.hook_event_name.as_str()),
         (AgentKind::Claude, "Stop") | (AgentKind::Gemini, "AfterAgent")
     );
-    let transcript = match (turn_end, event.transcript_path.as_deref()) {
-        (true, Some(path)) => classify_file(Path::new(path), kind, false).ok(),
+    let transcript = match (turn_end, event.transcript_path.clone()) {
+        (true, Some(path)) => files::within(TRANSCRIPT_BUDGET, move || {
+            classify_file(Path::new(&path), kind, false).ok()
+        })
+        .flatten(),
         _ => None,
     };
     let verdict = match kind {
@@ -155,22 +168,13 @@ pub struct InstallOptions {
     pub agent: AgentKind,
 }
 
-/// Installs (or removes) the hooks; returns a one-line summary.
+/// Installs (or removes) the hooks; returns a one-line summary. The edit
+/// goes through [`SettingsEdit`]: locked, at a symlink's target, atomic,
+/// with a backup per change.
 pub fn install(options: &InstallOptions) -> Result<String> {
     let path = settings_path(options.project, options.agent)?;
-    let original = match fs::read(&path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let mut settings: Value = match &original {
-        Some(bytes) if !bytes.iter().all(u8::is_ascii_whitespace) => serde_json::from_slice(bytes)
-            .with_context(|| format!("{} is not valid JSON; not touching it", path.display()))?,
-        _ => json!({}),
-    };
-    if !settings.is_object() {
-        bail!("{} does not hold a JSON object; not touching it", path.display());
-    }
+    let edit = SettingsEdit::begin(&path)?;
+    let mut settings = edit.parse()?;
     let command = hook_command(options.agent)?;
     let events: Vec<&str> = match options.agent {
         AgentKind::Claude => EVENTS
@@ -185,34 +189,33 @@ pub fn install(options: &InstallOptions) -> Result<String> {
         remove_hooks(&mut settings)
     } else {
         add_hooks(&mut settings, &command, &events)
-    };
+    }
+    .map_err(|odd| anyhow::anyhow!("{}: {odd}; not touching it", edit.target.display()))?;
     let text = serde_json::to_string_pretty(&settings)? + "\n";
+    let shown = edit.target.display().to_string();
     if options.dry_run {
         print!("{text}");
         return Ok(format!(
-            "dry run: {} would {}change",
-            path.display(),
+            "dry run: {shown} would {}change",
             if changed { "" } else { "not " }
         ));
     }
     if !changed {
-        return Ok(format!(
-            "{} already {}",
-            path.display(),
-            if options.uninstall {
-                "has no turnstile hooks"
-            } else {
-                "has the turnstile hooks"
-            }
-        ));
+        let has = if options.uninstall {
+            "has no turnstile hooks"
+        } else {
+            "has the turnstile hooks"
+        };
+        return Ok(format!("{shown} already {has}"));
     }
-    write_with_backup(&path, original.as_deref(), &text)?;
+    let backup = edit.commit(&text)?;
     let verb = if options.uninstall {
         "removed turnstile hooks from"
     } else {
         "installed turnstile hooks into"
     };
-    Ok(format!("{verb} {}", path.display()))
+    let kept = backup.map_or_else(String::new, |b| format!(" (previous version kept in {})", b.display()));
+    Ok(format!("{verb} {shown}{kept}"))
 }
 
 fn settings_path(project: bool, agent: AgentKind) -> Result<PathBuf> {
@@ -259,24 +262,92 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// True for a hook command that runs turnstile's hook.
+/// True for a hook command turnstile installed: its program is a file
+/// named exactly `turnstile` (any folder, quoted or not) and its first
+/// argument `hook`; what follows (`--agent codex`, a redirection the user
+/// added) does not matter. `my-turnstile hook` or `turnstile-hook` are
+/// the user's own.
 fn is_ours(hook: &Value) -> bool {
-    hook.get("command").and_then(Value::as_str).is_some_and(|c| {
-        let c = c
-            .trim_end()
-            .trim_end_matches(" --agent codex")
-            .trim_end_matches(" --agent gemini");
-        c.ends_with("turnstile hook") || c.ends_with("turnstile' hook")
-    })
-}
-
-fn add_hooks(settings: &mut Value, command: &str, events: &[&str]) -> bool {
-    let hooks = settings
-        .as_object_mut()
-        .map(|o| o.entry("hooks").or_insert_with(|| json!({})));
-    let Some(hooks) = hooks.and_then(Value::as_object_mut) else {
+    let Some(command) = hook.get("command").and_then(Value::as_str) else {
         return false;
     };
+    let mut words = shell_words(command).into_iter();
+    let program = words.next().unwrap_or_default();
+    program.rsplit('/').next() == Some("turnstile") && words.next().as_deref() == Some("hook")
+}
+
+/// The first words of a shell command, with single and double quotes and
+/// backslashes undone (enough to read a program path and its first argument).
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = command.chars();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => word.extend(chars.next()),
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, '\\') => {
+                word.extend(chars.next());
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+                if words.len() == 2 {
+                    return words;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+/// Why a settings file's `hooks` cannot be edited.
+fn odd_shape(what: &str, found: &Value) -> String {
+    let kind = match found {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    };
+    format!("{what} is {kind}, not what the agent reads")
+}
+
+/// Adds turnstile's hook to every event that lacks it. `Ok(true)` when
+/// something was added; an error naming the odd part when `hooks` or an
+/// event's entry has a shape the agent would not read (nothing is changed).
+fn add_hooks(settings: &mut Value, command: &str, events: &[&str]) -> Result<bool, String> {
+    let Some(root) = settings.as_object_mut() else {
+        return Err(odd_shape("the settings", settings));
+    };
+    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+    let Some(hooks) = hooks.as_object_mut() else {
+        return Err(odd_shape("`hooks`", hooks));
+    };
+    if let Some((event, odd)) = events
+        .iter()
+        .find_map(|e| hooks.get(*e).filter(|v| !v.is_array()).map(|v| (e, v)))
+    {
+        return Err(odd_shape(&format!("`hooks.{event}`"), odd));
+    }
     let mut changed = false;
     for event in events {
         let groups = hooks.entry(event.to_string()).or_insert_with(|| json!([]));
@@ -298,44 +369,48 @@ fn add_hooks(settings: &mut Value, command: &str, events: &[&str]) -> bool {
             changed = true;
         }
     }
-    changed
+    Ok(changed)
 }
 
-fn remove_hooks(settings: &mut Value) -> bool {
-    let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
-        return false;
+/// Removes turnstile's own hook entries, and only the groups, events and
+/// `hooks` key that removing them emptied: the user's entries, lookalikes
+/// and empty structures stay.
+fn remove_hooks(settings: &mut Value) -> Result<bool, String> {
+    let Some(hooks) = settings.get_mut("hooks") else {
+        return Ok(false);
+    };
+    let Some(hooks) = hooks.as_object_mut() else {
+        return Err(odd_shape("`hooks`", hooks));
     };
     let mut changed = false;
-    for groups in hooks.values_mut().filter_map(Value::as_array_mut) {
-        for group in groups.iter_mut() {
-            if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
-                let before = list.len();
-                list.retain(|h| !is_ours(h));
-                changed |= list.len() != before;
-            }
+    let mut emptied = Vec::new();
+    for (event, groups) in hooks.iter_mut() {
+        let Some(groups) = groups.as_array_mut() else { continue };
+        let mut removed_here = false;
+        groups.retain_mut(|group| {
+            let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                return true;
+            };
+            let had = list.len();
+            list.retain(|h| !is_ours(h));
+            let removed = list.len() != had;
+            removed_here |= removed;
+            !(removed && list.is_empty())
+        });
+        if removed_here && groups.is_empty() {
+            emptied.push(event.clone());
         }
-        groups.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
+        changed |= removed_here;
     }
-    hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
-    if hooks.is_empty() {
+    for event in &emptied {
+        hooks.shift_remove(event);
+    }
+    if !emptied.is_empty() && hooks.is_empty() {
         if let Some(o) = settings.as_object_mut() {
             o.remove("hooks");
         }
     }
-    changed
-}
-
-fn write_with_backup(path: &Path, original: Option<&[u8]>, text: &str) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    if let Some(bytes) = original {
-        let backup = path.with_extension("json.turnstile-backup");
-        fs::write(&backup, bytes).with_context(|| format!("cannot write the backup {}", backup.display()))?;
-    }
-    let tmp = path.with_extension("json.turnstile-tmp");
-    fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+    Ok(changed)
 }
 
 #[cfg(test)]
@@ -346,13 +421,13 @@ mod tests {
     fn adding_twice_changes_once_and_keeps_user_hooks() {
         let mut s =
             json!({"model": "x", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}});
-        assert!(add_hooks(&mut s, "/bin/turnstile hook", EVENTS));
-        assert!(!add_hooks(&mut s, "/bin/turnstile hook", EVENTS));
+        assert_eq!(add_hooks(&mut s, "/bin/turnstile hook", EVENTS), Ok(true));
+        assert_eq!(add_hooks(&mut s, "/bin/turnstile hook", EVENTS), Ok(false));
         let stop = s["hooks"]["Stop"].as_array().unwrap();
         assert_eq!(stop.len(), 2);
         assert_eq!(stop[0]["hooks"][0]["command"], "notify-send done");
         assert_eq!(s["model"], "x");
-        assert!(remove_hooks(&mut s));
+        assert_eq!(remove_hooks(&mut s), Ok(true));
         assert_eq!(s["hooks"]["Stop"].as_array().unwrap().len(), 1);
         assert!(s["hooks"].get("UserPromptSubmit").is_none());
     }
@@ -360,9 +435,61 @@ mod tests {
     #[test]
     fn removing_the_last_hook_drops_the_hooks_key() {
         let mut s = json!({});
-        add_hooks(&mut s, "'/my dir/turnstile' hook", EVENTS);
-        assert!(remove_hooks(&mut s));
+        add_hooks(&mut s, "'/my dir/turnstile' hook", EVENTS).unwrap();
+        assert_eq!(remove_hooks(&mut s), Ok(true));
         assert_eq!(s, json!({}));
+    }
+
+    #[test]
+    fn only_turnstiles_own_entries_are_ours() {
+        let ours = |c: &str| is_ours(&json!({"type": "command", "command": c}));
+        assert!(ours("/usr/bin/turnstile hook"));
+        assert!(ours("'/my dir/turnstile' hook --agent codex"));
+        assert!(
+            ours("/usr/bin/turnstile hook 2>>/tmp/log"),
+            "edited by the user, still ours"
+        );
+        assert!(!ours("/opt/tools/my-turnstile hook"));
+        assert!(!ours("turnstile-hook"));
+        assert!(!ours("/usr/bin/turnstile status"));
+        assert!(!ours("echo turnstile hook"));
+    }
+
+    #[test]
+    fn uninstall_leaves_lookalikes_and_empty_structures_alone() {
+        let mut s = json!({"hooks": {
+            "PreToolUse": [],
+            "Stop": [{"hooks": [{"type": "command", "command": "/opt/tools/my-turnstile hook"}]}],
+        }});
+        add_hooks(&mut s, "/bin/turnstile hook", EVENTS).unwrap();
+        assert_eq!(remove_hooks(&mut s), Ok(true));
+        assert_eq!(
+            s,
+            json!({"hooks": {
+                "PreToolUse": [],
+                "Stop": [{"hooks": [{"type": "command", "command": "/opt/tools/my-turnstile hook"}]}],
+            }})
+        );
+    }
+
+    #[test]
+    fn an_edited_entry_is_not_installed_twice() {
+        let mut s =
+            json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/bin/turnstile hook 2>>log"}]}]}});
+        add_hooks(&mut s, "/bin/turnstile hook", &["Stop"]).unwrap();
+        assert_eq!(s["hooks"]["Stop"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn odd_shapes_are_named_never_taken_for_installed() {
+        let mut s = json!({"hooks": []});
+        let err = add_hooks(&mut s, "/bin/turnstile hook", EVENTS).unwrap_err();
+        assert!(err.contains("`hooks` is a list"), "{err}");
+        let mut s = json!({"hooks": {"Stop": {"command": "x"}}});
+        let err = add_hooks(&mut s, "/bin/turnstile hook", EVENTS).unwrap_err();
+        assert!(err.contains("`hooks.Stop` is an object"), "{err}");
+        assert_eq!(s, json!({"hooks": {"Stop": {"command": "x"}}}), "nothing changed");
+        assert!(remove_hooks(&mut json!({"hooks": 3})).is_err());
     }
 
     #[test]

@@ -3,7 +3,6 @@
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::{json, Value};
-use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use turnstile_core::agent::AgentKind;
@@ -14,9 +13,11 @@ use turnstile_core::{ansi, session::SessionStatus};
 mod binding;
 mod clock;
 mod discovery;
+mod files;
 mod home;
 mod push;
 mod report;
+mod settings;
 mod spool;
 mod state;
 
@@ -318,14 +319,22 @@ fn install_hooks(agent: AgentKind, project: bool, dry_run: bool, uninstall: bool
     Ok(())
 }
 
+/// Largest screen dump or session file read whole (`screen`, `session`,
+/// `explain` of a screen): far above any real one, far below what would
+/// exhaust memory.
+const MAX_INPUT_BYTES: u64 = 16 << 20;
+
 fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    if path != Path::new("-") {
+        return files::read_capped(path, MAX_INPUT_BYTES).with_context(|| format!("cannot read {}", path.display()));
+    }
     let mut bytes = Vec::new();
-    if path == Path::new("-") {
-        io::stdin().read_to_end(&mut bytes).context("cannot read stdin")?;
-    } else {
-        File::open(path)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .with_context(|| format!("cannot read {}", path.display()))?;
+    io::stdin()
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .context("cannot read stdin")?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        bail!("stdin holds more than {MAX_INPUT_BYTES} bytes");
     }
     Ok(bytes)
 }
@@ -389,8 +398,11 @@ fn status_table(report: &turnstile_core::protocol::HostReport) -> String {
 }
 
 fn guess_kind(path: &Path) -> Result<InputKind> {
-    let bytes = read_bytes(path)?;
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    let mut head = Vec::new();
+    files::open_regular(path)
+        .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let first = head.iter().find(|b| !b.is_ascii_whitespace());
     let is_jsonl = path.extension().is_some_and(|e| e == "jsonl") || first == Some(&b'{');
     Ok(if is_jsonl {
         InputKind::Transcript

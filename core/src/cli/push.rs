@@ -261,7 +261,10 @@ pub fn push_to_plugin(session: &str, report: &PaneReport) {
 /// away it can hang (and spin), so it runs under coreutils' `timeout`.
 const PIPE_TIMEOUT_SECS: &str = "5";
 
-/// Starts `<zellij> pipe` and does not wait for it.
+/// Starts `<zellij> pipe` and does not wait for it to finish. The report
+/// (which may hold an answer) goes through the child's stdin, one line:
+/// never on its command line, where every local user could read it and a
+/// large one fails with E2BIG.
 pub fn push_with(zellij: &Path, session: &str, report: &PaneReport) {
     let Ok(payload) = serde_json::to_string(report) else {
         return;
@@ -274,10 +277,13 @@ pub fn push_with(zellij: &Path, session: &str, report: &PaneReport) {
         }
         None => Command::new(zellij),
     };
-    let _ = command
-        .args(["--session", session, "pipe", "--name", PIPE_VERDICT, "--", &payload])
-        .stdin(Stdio::null())
+    let child = command
+        .args(["--session", session, "pipe", "--name", PIPE_VERDICT])
+        .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn();
+    if let Some(mut stdin) = child.ok().and_then(|mut c| c.stdin.take()) {
+        let _ = stdin.write_all(format!("{payload}\n").as_bytes());
+    }
 }

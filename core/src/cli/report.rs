@@ -7,10 +7,12 @@
 use super::binding::{self, Binding};
 use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
+use super::files;
 use anyhow::{bail, Context, Result};
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
 use turnstile_core::agent::gemini::chat::classify_chat;
 use turnstile_core::agent::AgentKind;
@@ -18,6 +20,11 @@ use turnstile_core::protocol::{HostReport, PaneReport};
 use turnstile_core::session::SessionStatus;
 use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
 use turnstile_core::Millis;
+
+/// How long one `status` run waits for the panes' sources: a pane whose
+/// files take longer is reported without them (its reason says so), and
+/// never holds up the others.
+pub const READ_BUDGET: Duration = Duration::from_secs(3);
 
 /// Builds the report for `session`, for `wanted` panes (all agent panes when empty).
 pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport> {
@@ -31,21 +38,62 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
     panes.extend(agents.keys().filter(|p| wanted.is_empty() || wanted.contains(p)));
     panes.sort_unstable();
     panes.dedup();
-    let panes = panes
-        .into_iter()
-        .map(|pane| match agents.get(&pane) {
-            Some(agent) => pane_report(agent, bindings.remove(&pane).and_then(Binding::into_path), at),
-            None => PaneReport {
-                pane,
-                ..PaneReport::default()
-            },
-        })
-        .collect();
+    let jobs = panes.into_iter().map(|pane| match agents.get(&pane) {
+        Some(agent) => Job::Agent(agent.clone(), bindings.remove(&pane).and_then(Binding::into_path)),
+        None => Job::Plain(pane),
+    });
     Ok(HostReport {
         session: Some(session),
         at,
-        panes,
+        panes: read_all(jobs.collect(), at, Instant::now() + READ_BUDGET),
     })
+}
+
+/// One pane of a `status` run.
+enum Job {
+    Agent(AgentProcess, Option<PathBuf>),
+    Plain(u32),
+}
+
+/// Every pane's report, each agent pane's sources read on its own thread;
+/// a pane not read by `deadline` gets a report without them.
+fn read_all(jobs: Vec<Job>, at: Millis, deadline: Instant) -> Vec<PaneReport> {
+    let (tx, rx) = mpsc::channel();
+    let mut reports: Vec<Option<PaneReport>> = Vec::with_capacity(jobs.len());
+    let mut late: Vec<(usize, AgentProcess)> = Vec::new();
+    for (index, job) in jobs.into_iter().enumerate() {
+        match job {
+            Job::Plain(pane) => reports.push(Some(PaneReport {
+                pane,
+                ..PaneReport::default()
+            })),
+            Job::Agent(agent, transcript) => {
+                // A pane whose thread cannot start stays unread.
+                reports.push(None);
+                late.push((index, agent.clone()));
+                let tx = tx.clone();
+                let _ = std::thread::Builder::new()
+                    .name(format!("turnstile-pane-{}", agent.pane))
+                    .spawn(move || {
+                        let _ = tx.send((index, pane_report(&agent, transcript, at)));
+                    });
+            }
+        }
+    }
+    drop(tx);
+    while reports.iter().any(Option::is_none) {
+        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+            break;
+        };
+        match rx.recv_timeout(left) {
+            Ok((index, report)) => reports[index] = Some(report),
+            Err(_) => break,
+        }
+    }
+    for (index, agent) in late {
+        reports[index].get_or_insert_with(|| unread(&agent, at));
+    }
+    reports.into_iter().flatten().collect()
 }
 
 /// The kind of agent a transcript file belongs to: Codex names its
@@ -56,7 +104,9 @@ pub fn kind_of_transcript(path: &Path) -> AgentKind {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let in_chats = path.parent().and_then(Path::file_name).is_some_and(|n| n == "chats");
     let mut head = [0u8; 512];
-    let n = File::open(path).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
+    let n = files::open_regular(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
     let starts_with = |key: &[u8]| memchr::memmem::find(&head[..n], key).is_some();
     if name.starts_with("rollout-") || starts_with(br#""type":"session_meta""#) {
         AgentKind::Codex
@@ -69,7 +119,7 @@ pub fn kind_of_transcript(path: &Path) -> AgentKind {
 
 /// Classifies a transcript file of `kind` cold, from its tail.
 pub fn classify_file(path: &Path, kind: AgentKind, count_lines: bool) -> Result<TranscriptVerdict> {
-    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut file = files::open_regular(path).with_context(|| format!("cannot open {}", path.display()))?;
     let read = || format!("cannot read {}", path.display());
     match kind {
         AgentKind::Codex => return Ok(classify_rollout_tail(&mut file).with_context(read)?.verdict()),
@@ -82,6 +132,27 @@ pub fn classify_file(path: &Path, kind: AgentKind, count_lines: bool) -> Result<
     };
     let tail = classify_tail(&mut file, options).with_context(|| format!("cannot read {}", path.display()))?;
     Ok(tail.verdict)
+}
+
+/// The report of an agent pane whose sources were not read in time: the
+/// agent is known, its state is not.
+fn unread(agent: &AgentProcess, at: Millis) -> PaneReport {
+    let reason = format!(
+        "its files were not read within {} s (a huge or blocked file?)",
+        READ_BUDGET.as_secs()
+    );
+    PaneReport {
+        pane: agent.pane,
+        agent: Some(agent.binding(None, None)),
+        verdicts: vec![turnstile_core::Verdict::new(
+            turnstile_core::State::Unknown,
+            turnstile_core::Source::Transcript,
+            reason,
+            at,
+        )],
+        answer: None,
+        since: None,
+    }
 }
 
 /// One pane's report, reading its sources now.

@@ -8,44 +8,93 @@
 //! a hook then (each connect makes zellij send pane and tab updates to every
 //! plugin of every tab). Without a live watcher the hook pipes as before.
 
-use std::fs;
+use super::files;
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 use turnstile_core::protocol::PaneReport;
 
 const EXTENSION: &str = "push";
 
-/// The session's state folder (where hook bindings and the watcher's lock live).
-pub fn state_folder(session: &str) -> PathBuf {
+/// Largest spooled report read (a report holds at most one capped answer).
+const MAX_REPORT_BYTES: u64 = 4 << 20;
+
+/// The session's private state folder (where hook bindings and the
+/// watcher's lock live), created and checked.
+pub fn state_folder(session: &str) -> io::Result<PathBuf> {
     super::state::session_folder(session)
 }
 
-/// The watcher's lock file of a session.
-pub fn lock_path(session: &str) -> PathBuf {
-    state_folder(session).join("watcher.pid")
+/// The watcher's lock: an open file description of `watcher.lock` holding
+/// an exclusive advisory lock (`F_OFD_SETLK`) for the watcher's life. The
+/// kernel releases it when the watcher dies, so a stale file never blocks,
+/// and two watchers started at once cannot both hold it.
+pub struct WatcherLock {
+    _file: File,
 }
 
-/// The pid of the live watcher of `session`, other than this process.
-pub fn live_watcher(session: &str) -> Option<u32> {
-    let pid: u32 = fs::read_to_string(lock_path(session)).ok()?.trim().parse().ok()?;
-    (pid != std::process::id() && Path::new(&format!("/proc/{pid}")).exists()).then_some(pid)
+impl WatcherLock {
+    /// Takes the session's lock; `None` when a live watcher holds it.
+    pub fn take(session: &str) -> io::Result<Option<WatcherLock>> {
+        let file = open_lock_file(session)?;
+        match ofd_lock(&file, libc::F_OFD_SETLK) {
+            Ok(_) => Ok(Some(WatcherLock { _file: file })),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EACCES)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn open_lock_file(session: &str) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(state_folder(session)?.join("watcher.lock"))
+}
+
+/// Runs `F_OFD_SETLK` (take a write lock) or `F_OFD_GETLK` (ask whether one
+/// could be taken: the answer's type is `F_UNLCK` then) on the whole file.
+fn ofd_lock(file: &File, command: libc::c_int) -> io::Result<libc::flock> {
+    // SAFETY: a zeroed flock is a valid value; fcntl only reads and writes it.
+    let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+    lock.l_type = libc::F_WRLCK as libc::c_short;
+    lock.l_whence = libc::SEEK_SET as libc::c_short;
+    // SAFETY: the descriptor is open for the call; `lock` outlives it.
+    let rc = unsafe { libc::fcntl(file.as_raw_fd(), command, &mut lock) };
+    if rc == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(lock)
+}
+
+/// True when a live watcher serves `session` (asked without taking the
+/// lock, so a watcher starting at the same moment is never turned away).
+pub fn watcher_is_live(session: &str) -> bool {
+    let Ok(file) = open_lock_file(session) else {
+        return false;
+    };
+    ofd_lock(&file, libc::F_OFD_GETLK).is_ok_and(|l| l.l_type != libc::F_UNLCK as libc::c_short)
 }
 
 /// Hands a report to the session's live watcher; false when none runs (or
 /// the file cannot be written): the caller pipes it itself then.
 pub fn hand_over(session: &str, report: &PaneReport) -> bool {
-    if live_watcher(session).is_none() {
+    if !watcher_is_live(session) {
         return false;
     }
-    let Ok(json) = serde_json::to_vec(report) else {
+    let (Ok(json), Ok(dir)) = (serde_json::to_vec(report), state_folder(session)) else {
         return false;
     };
-    let dir = state_folder(session);
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let name = format!("{}-{nanos}-{}", report.pane, std::process::id());
-    let tmp = dir.join(format!("{name}.tmp"));
-    let path = dir.join(format!("{name}.{EXTENSION}"));
-    fs::write(&tmp, json).is_ok() && fs::rename(&tmp, &path).is_ok()
+    let path = dir.join(format!("{}-{nanos}-{}.{EXTENSION}", report.pane, std::process::id()));
+    files::write_atomic(&path, &json, 0o600).is_ok()
 }
 
 /// True for a handed-over report's file.
@@ -54,23 +103,34 @@ pub fn is_spooled(path: &Path) -> bool {
 }
 
 /// Takes a handed-over report: reads it and removes the file. `None` when
-/// it is gone already (taken) or unreadable (removed all the same).
+/// it is gone already (taken), or not a regular file of this user's (a
+/// symlink, a FIFO, anyone else's), too large or unreadable: removed all
+/// the same, never followed.
 pub fn take(path: &Path) -> Option<PaneReport> {
-    let bytes = fs::read(path).ok()?;
+    let meta = fs::symlink_metadata(path).ok()?;
+    let mine = meta.file_type().is_file() && meta.uid() == unsafe { libc::geteuid() };
+    let bytes = mine.then(|| files::read_capped(path, MAX_REPORT_BYTES).ok()).flatten();
     let _ = fs::remove_file(path);
-    serde_json::from_slice(&bytes).ok()
+    serde_json::from_slice(&bytes?).ok()
 }
 
 /// Reports waiting in the session's folder, oldest first.
 pub fn waiting(session: &str) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(state_folder(session)) else {
+    let Ok(entries) = state_folder(session).and_then(fs::read_dir) else {
         return Vec::new();
     };
     let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
         .flatten()
         .map(|e| e.path())
         .filter(|p| is_spooled(p))
-        .map(|p| (fs::metadata(&p).and_then(|m| m.modified()).unwrap_or(UNIX_EPOCH), p))
+        .map(|p| {
+            (
+                fs::symlink_metadata(&p)
+                    .and_then(|m| m.modified())
+                    .unwrap_or(UNIX_EPOCH),
+                p,
+            )
+        })
         .collect();
     found.sort();
     found.into_iter().map(|(_, p)| p).collect()
@@ -105,5 +165,19 @@ mod tests {
         fs::write(&path, "not json").unwrap();
         assert!(take(&path).is_none());
         assert!(!path.exists(), "unreadable reports are removed too");
+    }
+
+    #[test]
+    fn a_spooled_symlink_is_removed_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let path = dir.path().join("1-2-3.push");
+        std::os::unix::fs::symlink(&fifo, &path).unwrap();
+        assert!(take(&path).is_none());
+        assert!(fs::symlink_metadata(&path).is_err(), "the link is gone");
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        assert!(take(&path).is_none());
     }
 }

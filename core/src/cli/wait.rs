@@ -4,7 +4,7 @@
 //! binding) every 200 ms and fuses them with the arbiter. Exit codes:
 //! 0 reached, 3 timed out, 4 the pane's agent or the session is gone.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::ValueEnum;
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -39,10 +39,26 @@ pub const EXIT_GONE: i32 = 4;
 
 /// Waits; returns the exit code after printing the last state as JSON.
 pub fn run(session: Option<String>, pane: u32, until: Until, timeout: Option<f64>) -> Result<i32> {
+    let timeout = match timeout {
+        Some(t) if !(0.0..=1e9).contains(&t) => {
+            bail!("--timeout must be a finite number of seconds (0 to 1e9), not {t}")
+        }
+        other => other.map(Duration::from_secs_f64),
+    };
     let started = Instant::now();
     let mut arbiter = PaneArbiter::new();
     loop {
-        let report = super::report::host_report(session.clone(), &[pane])?;
+        // One report at most until the timeout: a pane whose files take
+        // long never holds the wait past it.
+        let left = timeout.map_or(super::report::READ_BUDGET, |t| t.saturating_sub(started.elapsed()));
+        let asked = session.clone();
+        let Some(report) = super::files::within(left.max(Duration::from_millis(50)), move || {
+            super::report::host_report(asked, &[pane])
+        }) else {
+            print_state(pane, State::Unknown, "timed out");
+            return Ok(EXIT_TIMEOUT);
+        };
+        let report = report?;
         let Some(entry) = report.panes.into_iter().find(|p| p.pane == pane && p.agent.is_some()) else {
             print_state(pane, State::Unknown, "no agent in this pane (or the session is gone)");
             return Ok(EXIT_GONE);
@@ -55,7 +71,7 @@ pub fn run(session: Option<String>, pane: u32, until: Until, timeout: Option<f64
             print_state(pane, fused.state, &fused.reason);
             return Ok(0);
         }
-        if timeout.is_some_and(|t| started.elapsed().as_secs_f64() >= t) {
+        if timeout.is_some_and(|t| started.elapsed() >= t) {
             print_state(pane, fused.state, "timed out");
             return Ok(EXIT_TIMEOUT);
         }

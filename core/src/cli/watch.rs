@@ -21,12 +21,12 @@
 use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use super::push::{self, Channel};
-use super::{binding, report, spool};
+use super::{binding, files, report, spool};
 use anyhow::{bail, Context, Result};
 use notify::event::ModifyKind;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fs::{self, File};
+use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, RecvTimeoutError};
@@ -45,6 +45,9 @@ const SCAN_EVERY: Duration = Duration::from_secs(1);
 /// handshake (it then counts the watcher as running).
 pub const EXIT_ALREADY_RUNNING: i32 = turnstile_core::controller::EXIT_ANOTHER_WATCHER;
 
+/// Largest append fed to a classifier at once; more is read cold from the tail.
+const MAX_APPEND_BYTES: u64 = 16 << 20;
+
 /// One watched transcript, classified incrementally.
 struct Tracked {
     classifier: TranscriptClassifier,
@@ -54,7 +57,7 @@ struct Tracked {
 impl Tracked {
     /// Reads the file cold from its tail.
     fn open(path: &Path) -> Option<Tracked> {
-        let mut file = File::open(path).ok()?;
+        let mut file = files::open_regular(path).ok()?;
         let (classifier, len) = match report::kind_of_transcript(path) {
             AgentKind::Claude => {
                 let c = classify_tail(&mut file, TailOptions::default()).ok()?.classifier;
@@ -77,13 +80,15 @@ impl Tracked {
 
     /// Feeds what was appended; a shrunk or replaced file is read afresh.
     fn update(&mut self, path: &Path) -> bool {
-        let Ok(mut file) = File::open(path) else {
+        let Ok(mut file) = files::open_regular(path) else {
             return false;
         };
         let Ok(len) = file.metadata().map(|m| m.len()) else {
             return false;
         };
-        if len < self.len {
+        // A shrunk file was replaced; a huge append is read cold from its
+        // tail (bounded) rather than whole.
+        if len < self.len || len - self.len > MAX_APPEND_BYTES {
             return match Tracked::open(path) {
                 Some(fresh) => {
                     *self = fresh;
@@ -155,7 +160,8 @@ pub fn run(session: Option<String>) -> Result<i32> {
     let name = session
         .or_else(|| std::env::var("ZELLIJ_SESSION_NAME").ok())
         .context("no zellij session: pass --session or run inside zellij")?;
-    let Some(_lock) = Lock::take(&name)? else {
+    let state_folder = spool::state_folder(&name).context("cannot use turnstile's state folder")?;
+    let Some(_lock) = take_lock(&name)? else {
         eprintln!("turnstile: a watcher already serves session {name}");
         return Ok(EXIT_ALREADY_RUNNING);
     };
@@ -167,7 +173,7 @@ pub fn run(session: Option<String>) -> Result<i32> {
     .context("cannot start inotify")?;
     let mut state = Session {
         channel: Channel::open(&push::zellij_binary(), &name),
-        state_folder: spool::state_folder(&name),
+        state_folder,
         name,
         agents: BTreeMap::new(),
         status_files: HashMap::new(),
@@ -401,7 +407,6 @@ impl Session {
         for agent in self.agents.values() {
             dirs.extend(agent.transcript_folders(now_ms()));
         }
-        let _ = fs::create_dir_all(&self.state_folder);
         dirs.insert(self.state_folder.clone());
         // A folder that does not exist yet (an agent's first prompt creates
         // its project folder, maybe `~/.claude` itself): watch its nearest
@@ -519,31 +524,13 @@ fn same_report(a: &PaneReport, b: &PaneReport) -> bool {
     a.agent == b.agent && a.answer == b.answer && key(a) == key(b)
 }
 
-/// A pid file that makes the watcher one per session.
-struct Lock {
-    path: PathBuf,
-}
-
-impl Lock {
-    /// Takes the lock, or `None` when a live watcher holds it.
-    fn take(session: &str) -> Result<Option<Lock>> {
-        let path = spool::lock_path(session);
-        if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        if spool::live_watcher(session).is_some() {
-            return Ok(None);
-        }
-        // Reports hooks left while no watcher ran are stale; from the lock
-        // on, hooks hand theirs to this watcher.
+/// Takes the session's watcher lock, or `None` when a live watcher holds it.
+/// Reports hooks left while no watcher ran are stale: from the lock on,
+/// hooks hand theirs to this watcher.
+fn take_lock(session: &str) -> Result<Option<spool::WatcherLock>> {
+    let lock = spool::WatcherLock::take(session).context("cannot take the watcher lock")?;
+    if lock.is_some() {
         spool::discard_stale(session);
-        fs::write(&path, std::process::id().to_string()).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(Some(Lock { path }))
     }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
-    }
+    Ok(lock)
 }

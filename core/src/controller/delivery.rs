@@ -63,7 +63,7 @@ impl Delivery {
         }
         if edge.is_confirmed_done() {
             if let Some(source) = table.get(pane) {
-                let answer = source.answer.clone();
+                let answer = source.turn_answer().map(str::to_owned);
                 let title = source.meta.title.clone();
                 actions.extend(
                     self.router
@@ -104,11 +104,7 @@ impl Delivery {
     /// progress (not an old release's answer awaiting confirmation) starts
     /// a new turn for routing.
     pub fn on_report(&mut self, report: &PaneReport) {
-        let new_turn = report
-            .verdicts
-            .iter()
-            .any(|v| v.source.is_authoritative() && v.state == State::Working && v.candidate.is_none());
-        if new_turn {
+        if report.starts_a_turn() {
             self.router.on_new_turn_evidence(report.pane);
         }
     }

@@ -929,6 +929,22 @@ impl Session {
     }
 }
 
+/// Issue 21's shrunk case: a second done with no answer of its own, after
+/// a hook showed a new turn, must not paste the first turn's answer again.
+#[test]
+fn a_done_without_its_own_answer_never_routes_the_last_turns_again() {
+    let steps = [
+        Step::Panes(vec![9]),
+        Step::Push(1, 1, 1, Some(0)),
+        Step::Push(1, 0, 1, None),
+        Step::Push(1, 1, 0, None),
+    ];
+    let mut session = Session::new(true, false);
+    for step in &steps {
+        session.run(step).unwrap();
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 

@@ -24,6 +24,10 @@ const MAX_META_BYTES: u64 = 4 << 20;
 /// The cold path gives up looking for the turn start after this many bytes.
 const MAX_SCAN_BYTES: u64 = 64 << 20;
 const CHUNK: usize = 64 << 10;
+/// A `task_started` line is a few hundred bytes: a line longer than this is
+/// no turn start, and the backward scan stops carrying it (which keeps the
+/// scan linear, whatever the line lengths).
+const MAX_STARTED_LINE: usize = 1 << 20;
 
 /// The turn-start marker the cold path looks for.
 const TASK_STARTED: &[u8] = b"\"task_started\"";
@@ -253,11 +257,13 @@ fn first_line_session<R: Read + Seek>(file: &mut R) -> io::Result<Option<String>
     Ok(probe.session_id)
 }
 
-/// The start of the last line that is a `task_started` event (0 when there
-/// is none within `MAX_SCAN_BYTES` of the end).
+/// The start of the last line that is a `task_started` event. When there
+/// is none within `MAX_SCAN_BYTES` of the end, the scan's earliest offset
+/// (0 for a smaller file): the forward pass never reads more than that.
 fn last_turn_start<R: Read + Seek>(file: &mut R, len: u64) -> io::Result<u64> {
     let mut end = len;
-    // Bytes from `end` onwards already searched, kept while a line spans chunks.
+    // Bytes from `end` onwards already searched, kept while a line spans
+    // chunks (and dropped once it is too long to be a turn start).
     let mut carry: Vec<u8> = Vec::new();
     while end > 0 && len - end < MAX_SCAN_BYTES {
         let start = end.saturating_sub(CHUNK as u64);
@@ -271,19 +277,18 @@ fn last_turn_start<R: Read + Seek>(file: &mut R, len: u64) -> io::Result<u64> {
         } else {
             memchr::memchr(b'\n', &buf).map(|i| i + 1)
         };
+        end = start;
         let Some(cut) = first_newline else {
-            carry = buf;
-            end = start;
+            carry = if buf.len() > MAX_STARTED_LINE { Vec::new() } else { buf };
             continue;
         };
-        let lines = &buf[cut..];
-        if let Some(at) = last_started_line(lines) {
+        if let Some(at) = last_started_line(&buf[cut..]) {
             return Ok(start + (cut + at) as u64);
         }
-        carry = buf[..cut].to_vec();
-        end = start;
+        buf.truncate(cut.min(MAX_STARTED_LINE + 1));
+        carry = if cut > MAX_STARTED_LINE { Vec::new() } else { buf };
     }
-    Ok(0)
+    Ok(end)
 }
 
 /// Offset (within `lines`) of the last complete line (newline included: a
@@ -414,5 +419,51 @@ mod tests {
         );
         c.feed(b"\n");
         assert_eq!(c.verdict().answer.as_deref(), Some("ok"));
+    }
+
+    /// Counts the bytes read and copied by the cold path.
+    struct Counting {
+        inner: Cursor<Vec<u8>>,
+        read: u64,
+    }
+
+    impl Read for Counting {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.read += n as u64;
+            Ok(n)
+        }
+    }
+
+    impl Seek for Counting {
+        fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+            self.inner.seek(pos)
+        }
+    }
+
+    #[test]
+    fn a_rollout_without_newlines_is_read_in_linear_work_and_bounded() {
+        // Issue 21: a newline-less rollout cost time quadratic in its size.
+        for size in [1usize << 20, 8 << 20] {
+            let mut file = Counting {
+                inner: Cursor::new(vec![b'x'; size]),
+                read: 0,
+            };
+            let c = classify_rollout_tail(&mut file).unwrap();
+            assert_eq!(c.verdict().state, State::Unknown);
+            assert!(file.read <= 2 * size as u64 + 4096, "{size}: read {} bytes", file.read);
+        }
+        // Past the scan budget, nothing before it is read at all.
+        let size = (MAX_SCAN_BYTES + (8 << 20)) as usize;
+        let mut file = Counting {
+            inner: Cursor::new(vec![b'\n'; size]),
+            read: 0,
+        };
+        classify_rollout_tail(&mut file).unwrap();
+        assert!(
+            file.read <= 2 * MAX_SCAN_BYTES + MAX_META_BYTES,
+            "read {} bytes",
+            file.read
+        );
     }
 }

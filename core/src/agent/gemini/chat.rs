@@ -25,6 +25,9 @@ use std::io::{self, Read};
 
 /// A line longer than this is skipped (with a reason) instead of buffered.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
+/// The cold path reads at most this much of a chat log: a larger one is an
+/// error that says so (a log is one session's, far smaller in practice).
+pub const MAX_CHAT_BYTES: u64 = 64 << 20;
 
 /// One record of the current turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -232,14 +235,23 @@ impl ChatClassifier {
 }
 
 /// Classifies a chat log cold: the whole file through the incremental
-/// classifier (its history may be rewritten anywhere).
+/// classifier (its history may be rewritten anywhere), up to
+/// [`MAX_CHAT_BYTES`]: more is refused, never read without end.
 pub fn classify_chat<R: Read>(file: &mut R) -> io::Result<ChatClassifier> {
     let mut classifier = ChatClassifier::new();
     let mut chunk = vec![0u8; 64 << 10];
+    let mut total = 0u64;
     loop {
         let n = file.read(&mut chunk)?;
         if n == 0 {
             return Ok(classifier);
+        }
+        total += n as u64;
+        if total > MAX_CHAT_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("chat log larger than {MAX_CHAT_BYTES} bytes: not classified"),
+            ));
         }
         classifier.feed(&chunk[..n]);
     }
