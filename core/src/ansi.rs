@@ -30,7 +30,14 @@ fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     match chars.next() {
         Some('[') => skip_csi_body(chars),
         // OSC, DCS, SOS, PM, APC: a string terminated by BEL or ESC '\'.
-        Some(']') | Some('P') | Some('X') | Some('^') | Some('_') => skip_string_body(chars),
+        // A broken one (no terminator before the line or text ends) drops
+        // only its introducer: the text after it is kept.
+        Some(']') | Some('P') | Some('X') | Some('^') | Some('_') => {
+            let mut probe = chars.clone();
+            if skip_string_body(&mut probe) {
+                *chars = probe;
+            }
+        }
         // Character-set designations take one more byte: ESC ( B.
         Some('(') | Some(')') | Some('*') | Some('+') => {
             chars.next();
@@ -51,18 +58,23 @@ fn skip_csi_body(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     }
 }
 
-fn skip_string_body(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+/// Skips a control string up to its terminator; false when there is none
+/// before a newline or the end of the text.
+fn skip_string_body(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> bool {
     while let Some(c) = chars.next() {
-        if c == BEL {
-            return;
-        }
-        if c == ESC {
-            if chars.peek() == Some(&'\\') {
-                chars.next();
+        match c {
+            BEL => return true,
+            '\n' => return false,
+            ESC => {
+                if chars.peek() == Some(&'\\') {
+                    chars.next();
+                }
+                return true;
             }
-            return;
+            _ => {}
         }
     }
+    false
 }
 
 #[cfg(test)]
@@ -89,7 +101,12 @@ mod tests {
     #[test]
     fn unterminated_sequences_do_not_panic() {
         assert_eq!(strip("x\x1b["), "x");
-        assert_eq!(strip("x\x1b]never ends"), "x");
+        assert_eq!(
+            strip("x\x1b]never ends"),
+            "xnever ends",
+            "the text after a broken OSC stays"
+        );
+        assert_eq!(strip("\x1b]0;t\nrest"), "0;t\nrest");
         assert_eq!(strip("\x1b"), "");
     }
 }

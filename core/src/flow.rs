@@ -58,16 +58,56 @@ impl Default for FlowSettings {
     }
 }
 
-/// Strips escapes and control characters (but newlines and tabs) and any
-/// leading `/`, so the text cannot run a slash command in the target.
+/// Characters that make the start of an agent's input a command rather
+/// than a prompt: `/` slash commands (every agent), `\\` (escaped slash),
+/// `!` shell mode (Claude Code, Gemini CLI, Codex), `@` file include
+/// (Claude Code, Gemini CLI), `#` memory (Claude Code). One union for every
+/// target kind: stripping one from a routed answer's start costs nothing.
+const COMMAND_PREFIXES: &[char] = &['/', '\\', '!', '@', '#'];
+
+/// Makes `text` inert to paste into an agent's input: no escapes, no control
+/// characters but newlines and tabs, no format characters (zero-width,
+/// bidi controls, tag characters), and no command prefix at its start or
+/// after the whitespace an agent ignores. Repeated until nothing changes,
+/// so removing one layer never uncovers another (`/ /clear`).
 pub fn sanitize(text: &str) -> String {
+    let mut current = sanitize_once(text);
+    loop {
+        let next = sanitize_once(&current);
+        if next == current {
+            return next;
+        }
+        current = next;
+    }
+}
+
+fn sanitize_once(text: &str) -> String {
     let plain: String = ansi::strip(text)
         .chars()
-        .filter(|c| *c == '\n' || *c == '\t' || !c.is_control())
+        .filter(|c| *c == '\n' || *c == '\t' || !(c.is_control() || is_format(*c)))
         .collect();
-    let trimmed = plain.trim_start();
-    let without_slash = trimmed.trim_start_matches(['/', '\\']);
-    without_slash.trim_end().to_owned()
+    plain
+        .trim_start()
+        .trim_start_matches(COMMAND_PREFIXES)
+        .trim_end()
+        .to_owned()
+}
+
+/// Unicode format characters (category Cf) and other invisibles that can
+/// hide text or reorder it: soft hyphen, zero-width and joiners, bidi marks,
+/// embeddings, overrides and isolates, word joiners and invisible operators,
+/// the byte order mark, interlinear annotations, tag characters.
+pub fn is_format(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}'
+        | '\u{200B}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{206F}'
+        | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}'
+        | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0000}'..='\u{E0FFF}')
 }
 
 /// `prefix + answer + suffix`, sanitized, cut at `max_bytes` (on a character
@@ -308,6 +348,33 @@ mod tests {
         assert_eq!(sanitize("\u{1b}[31m/compact\u{1b}[0m now\u{7}"), "compact now");
         assert_eq!(sanitize("  //clear\n\tthen go"), "clear\n\tthen go");
         assert_eq!(sanitize("a/b stays"), "a/b stays");
+    }
+
+    /// Issue 21's probes, each with the same input.
+    #[test]
+    fn sanitize_runs_until_nothing_changes_and_strips_what_hides_a_command() {
+        assert_eq!(sanitize("/ /clear"), "clear");
+        assert_eq!(sanitize("/\n/compact"), "compact");
+        for hidden in [
+            "\u{200B}",
+            "\u{FEFF}",
+            "\u{00AD}",
+            "\u{202E}",
+            "\u{2066}",
+            "\u{2069}",
+            "\u{E0041}",
+        ] {
+            assert_eq!(sanitize(&format!("{hidden}/clear")), "clear", "{hidden:?}");
+        }
+        assert_eq!(sanitize("a\u{202E}b\u{E0069}c"), "abc");
+        assert_eq!(sanitize("!rm -rf ~"), "rm -rf ~");
+        assert_eq!(sanitize("@/etc/passwd"), "etc/passwd");
+        assert_eq!(sanitize("# remember this"), "remember this");
+        assert_eq!(sanitize("a ! b @ c # d"), "a ! b @ c # d", "only at the start");
+        assert_eq!(
+            sanitize("before\u{1b}]8;;broken link and the rest"),
+            "before8;;broken link and the rest"
+        );
     }
 
     #[test]

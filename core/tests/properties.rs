@@ -70,3 +70,17 @@ proptest! {
         prop_assert_eq!(c.verdict(), whole.verdict());
     }
 }
+
+proptest! {
+    /// Issue 21: routed text is inert. No output starts with a command
+    /// prefix (after whitespace) or holds a control or format character,
+    /// and sanitizing twice changes nothing.
+    #[test]
+    fn sanitized_text_is_inert(text in r"(\PC|[\x00-\x1f\x7f\u{80}-\u{9f}\u{200b}-\u{200f}\u{202a}-\u{202e}\u{2066}-\u{2069}\u{feff}\u{e0000}-\u{e007f}/!@#\\ \n\t])*") {
+        let out = turnstile_core::flow::sanitize(&text);
+        let start = out.trim_start();
+        prop_assert!(!start.starts_with(['/', '\\', '!', '@', '#']), "{:?} -> {:?}", text, out);
+        prop_assert!(out.chars().all(|c| c == '\n' || c == '\t' || !(c.is_control() || turnstile_core::flow::is_format(c))), "{:?}", out);
+        prop_assert_eq!(turnstile_core::flow::sanitize(&out), out.clone());
+    }
+}

@@ -28,8 +28,14 @@ fn target_of(pane: &Pane) -> Target {
     }
 }
 
+/// The agent pane titled `title` (the first in display order): answers
+/// are routed only to agent panes, never to a shell that shares the name.
 fn find_by_title(table: &PaneTable, title: &str) -> Option<Target> {
-    table.all().find(|p| p.meta.title == title).map(target_of)
+    table
+        .agents()
+        .into_iter()
+        .find(|p| p.meta.title == title)
+        .map(target_of)
 }
 
 impl Delivery {
