@@ -316,3 +316,163 @@ fn a_hook_hands_its_report_to_the_running_watcher_instead_of_starting_zellij() {
         "no zellij started for the hook"
     );
 }
+
+/// `turnstile watch --session <session>` with the rig's fake zellij and state.
+fn watcher(rig: &Rig, session: &str) -> Child {
+    Command::new(BIN)
+        .args(["watch", "--session", session])
+        .env("TURNSTILE_ZELLIJ", rig.dir.path().join("zellij"))
+        .env("XDG_STATE_HOME", rig.dir.path().join("state"))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Runs `turnstile hook` for `pane` of `session` with `payload`, its own
+/// `zellij` recording that it was started.
+fn run_hook(rig: &Rig, session: &str, pane: u32, payload: &Value) -> std::process::ExitStatus {
+    let spawned = rig.dir.path().join("hook-zellij");
+    std::fs::write(
+        &spawned,
+        format!("#!/bin/sh\ncat >> {}/hook-started\n", rig.dir.path().display()),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&spawned).status().unwrap();
+    let mut hook = Command::new(BIN)
+        .arg("hook")
+        .env("ZELLIJ_PANE_ID", pane.to_string())
+        .env("ZELLIJ_SESSION_NAME", session)
+        .env("TURNSTILE_ZELLIJ", &spawned)
+        .env("XDG_STATE_HOME", rig.dir.path().join("state"))
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    hook.wait().unwrap()
+}
+
+#[test]
+fn eight_watchers_started_at_once_leave_exactly_one() {
+    // Issue 21: 3 to 8 of them kept running, each pushing the same changes.
+    let rig = Rig::new("watch-eight");
+    for round in 0..3 {
+        let session = format!("{}-{round}", rig.session);
+        let mut all: Vec<Child> = (0..8).map(|_| watcher(&rig, &session)).collect();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut exited: Vec<i32> = Vec::new();
+        while exited.len() < 7 && Instant::now() < deadline {
+            exited = all
+                .iter_mut()
+                .filter_map(|c| c.try_wait().unwrap())
+                .map(|s| s.code().unwrap_or(-1))
+                .collect();
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let running = all
+            .iter_mut()
+            .filter_map(|c| c.try_wait().unwrap().is_none().then_some(()))
+            .count();
+        for c in &mut all {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        assert_eq!(running, 1, "round {round}: exits {exited:?}");
+        assert!(exited.iter().all(|code| *code == 3), "round {round}: {exited:?}");
+    }
+}
+
+#[test]
+fn a_stale_lock_file_or_pid_file_never_blocks_a_watcher() {
+    let rig = Rig::new("watch-stale");
+    let folder = rig.dir.path().join("state/turnstile/bindings").join(&rig.session);
+    std::fs::create_dir_all(&folder).unwrap();
+    for name in ["watcher.lock", "watcher.pid"] {
+        std::fs::write(folder.join(name), "1").unwrap(); // pid 1 is alive, and not a watcher
+    }
+    let mut first = watcher(&rig, &rig.session);
+    std::thread::sleep(Duration::from_millis(800));
+    let status = first.try_wait().unwrap();
+    let _ = first.kill();
+    let _ = first.wait();
+    assert!(status.is_none(), "the watcher exited: {status:?}");
+}
+
+#[test]
+fn a_pane_bound_to_a_fifo_never_holds_up_another() {
+    let mut rig = Rig::new("watch-fifo");
+    rig.watching(&[1, 2]);
+    let fifo = rig.dir.path().join("fifo.jsonl");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let stop = json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/w", "transcript_path": fifo});
+    assert!(run_hook(&rig, &rig.session, 1, &stop).success());
+    let t2 = rig.transcript_of(2);
+    let mut turn = prompt();
+    turn.extend(answer("z2"));
+    append(&t2, &turn);
+    rig.until("pane 2 done while pane 1 points at a FIFO", |r| {
+        r.state(2).as_deref() == Some("done")
+    });
+}
+
+#[test]
+fn sessions_x_dot_y_and_x_underscore_y_never_share_a_folder() {
+    // Issue 21: both mapped to `x_y`: one session's Stop reached the other's bar.
+    let mut rig = Rig::new("watch-names");
+    let dotted = format!("{}.y", rig.session);
+    let underscored = format!("{}_y", rig.session);
+    let dot_watcher = watcher(&rig, &dotted);
+    std::thread::sleep(Duration::from_millis(500));
+    let stop = json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/w",
+        "last_assistant_message": "secret of x_y"});
+    assert!(run_hook(&rig, &underscored, 4, &stop).success());
+    let mut other = watcher(&rig, &underscored);
+    std::thread::sleep(Duration::from_millis(800));
+    let still_running = other.try_wait().unwrap().is_none();
+    for mut c in [dot_watcher, other] {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    rig.children.clear();
+    assert!(still_running, "`watch --session x_y` must not see x.y's watcher");
+    let leaked = std::fs::read_to_string(rig.dir.path().join("calls")).unwrap_or_default();
+    assert!(!leaked.contains("secret of x_y"), "x.y's channel carried x_y's answer");
+    let piped = std::fs::read_to_string(rig.dir.path().join("hook-started")).unwrap_or_default();
+    assert!(piped.contains("secret of x_y"), "the hook piped it to its own session");
+}
+
+#[test]
+fn a_state_folder_of_another_user_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    // Root can hand a folder to another user; anyone else cannot make one.
+    if unsafe { libc_geteuid() } != 0 {
+        eprintln!("skipped: needs root to make a folder another user owns");
+        return;
+    }
+    let rig = Rig::new("watch-foreign");
+    let folder = rig.dir.path().join("state/turnstile/bindings").join(&rig.session);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+    assert!(Command::new("chown")
+        .arg("65534")
+        .arg(&folder)
+        .status()
+        .unwrap()
+        .success());
+    let out = watcher(&rig, &rig.session).wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("belongs to user 65534"), "{err}");
+    let stop = json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/w", "transcript_path": "/w/t.jsonl"});
+    assert!(run_hook(&rig, &rig.session, 3, &stop).success(), "a hook still exits 0");
+    assert!(!folder.join("3.json").exists(), "nothing written into it");
+}
+
+extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
+}
