@@ -2,6 +2,13 @@
 //! decisions become pane writes. A delivery is one bracketed-paste write,
 //! then Enter as a separate write `ENTER_DELAY_MS` later (TUIs swallow an
 //! Enter that comes with the paste).
+//!
+//! A delivery is confirmed, not assumed: it counts as delivered when the
+//! target starts a turn (its working edge, or a transcript or hook showing
+//! a new turn). Until then Enter is pressed again every `RETRY_ENTER_MS`,
+//! at most `MAX_ENTERS` times in all (an Enter on an input box the first
+//! one emptied submits nothing, so a turn is never submitted twice); a
+//! delivery still unconfirmed after the last one is said in the bar.
 
 use super::Effect;
 use crate::arbiter::Edge;
@@ -10,15 +17,31 @@ use crate::flow::{parse_rules, paste_bytes, Action, Router, Target};
 use crate::panes::{Pane, PaneTable};
 use crate::protocol::PaneReport;
 use crate::{Millis, Source, State};
+use std::collections::BTreeMap;
 
 /// Delay between the paste and its Enter.
 pub const ENTER_DELAY_MS: Millis = 200;
+/// Delay between an Enter and the next one while the target shows no turn.
+pub const RETRY_ENTER_MS: Millis = 2_000;
+/// Enters pressed for one delivery at most.
+pub const MAX_ENTERS: u32 = 3;
 
-/// The router plus the Enters still to press.
+/// A pasted answer whose target has not started its turn yet.
+#[derive(Debug, Clone)]
+struct Submission {
+    /// When the next Enter (or, after the last, the verdict) is due.
+    due: Millis,
+    /// Enters pressed so far.
+    presses: u32,
+    /// The target's name, for the bar.
+    name: String,
+}
+
+/// The router plus the deliveries not yet confirmed.
 #[derive(Debug, Default)]
 pub struct Delivery {
     router: Router,
-    enters: Vec<(Millis, u32)>,
+    unconfirmed: BTreeMap<u32, Submission>,
 }
 
 fn target_of(pane: &Pane) -> Target {
@@ -43,7 +66,7 @@ impl Delivery {
     pub fn new(config: &Config) -> Delivery {
         Delivery {
             router: Router::new(config.flows.clone(), config.flow.clone()),
-            enters: Vec::new(),
+            unconfirmed: BTreeMap::new(),
         }
     }
 
@@ -61,6 +84,9 @@ impl Delivery {
         out: &mut Vec<Effect>,
     ) -> Vec<String> {
         let mut actions = Vec::new();
+        if edge.to == State::Working {
+            self.unconfirmed.remove(&pane);
+        }
         if edge.to == State::Working && edge.from != State::Working {
             self.router.on_turn_started(pane);
         }
@@ -97,10 +123,15 @@ impl Delivery {
                     pane,
                     text: paste_bytes(&payload),
                 });
-                self.enters.push((now + ENTER_DELAY_MS, pane));
                 let name = table
                     .get(pane)
                     .map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
+                let submission = Submission {
+                    due: now + ENTER_DELAY_MS,
+                    presses: 0,
+                    name: name.clone(),
+                };
+                self.unconfirmed.insert(pane, submission);
                 Some(format!("sent {} chars → {name}", payload.chars().count()))
             }
         }
@@ -111,23 +142,43 @@ impl Delivery {
     /// a new turn for routing.
     pub fn on_report(&mut self, report: &PaneReport) {
         if report.starts_a_turn() {
+            self.unconfirmed.remove(&report.pane);
             self.router.on_new_turn_evidence(report.pane);
         }
     }
 
-    /// When the next Enter is due.
+    /// When the next Enter (or delivery verdict) is due.
     pub fn next_enter(&self) -> Option<Millis> {
-        self.enters.iter().map(|(due, _)| *due).min()
+        self.unconfirmed.values().map(|s| s.due).min()
     }
 
-    /// Presses the Enters that are due.
-    pub fn press_due_enters(&mut self, now: Millis, out: &mut Vec<Effect>) {
-        let (due, later): (Vec<_>, Vec<_>) = self.enters.drain(..).partition(|(at, _)| *at <= now);
-        self.enters = later;
-        out.extend(due.into_iter().map(|(_, pane)| Effect::WriteToPane {
-            pane,
-            text: "\r".into(),
-        }));
+    /// Presses the Enters that are due; returns what the bar should say
+    /// about deliveries given up unconfirmed.
+    pub fn press_due_enters(&mut self, now: Millis, out: &mut Vec<Effect>) -> Option<String> {
+        let mut given_up = Vec::new();
+        for (pane, submission) in self.unconfirmed.iter_mut().filter(|(_, s)| s.due <= now) {
+            if submission.presses < MAX_ENTERS {
+                out.push(Effect::WriteToPane {
+                    pane: *pane,
+                    text: "\r".into(),
+                });
+                submission.presses += 1;
+                submission.due = now + RETRY_ENTER_MS;
+            } else {
+                given_up.push(*pane);
+            }
+        }
+        let names: Vec<String> = given_up
+            .into_iter()
+            .filter_map(|pane| self.unconfirmed.remove(&pane))
+            .map(|s| s.name)
+            .collect();
+        (!names.is_empty()).then(|| {
+            format!(
+                "not confirmed: {} started no turn after {MAX_ENTERS} Enters (the answer may wait in its input box)",
+                names.join(", ")
+            )
+        })
     }
 
     /// Payloads waiting for busy targets, for the bar.
@@ -230,6 +281,7 @@ impl Delivery {
 
     /// Forgets a closed pane.
     pub fn forget(&mut self, pane: u32) {
+        self.unconfirmed.remove(&pane);
         self.router.forget(pane);
     }
 }

@@ -934,7 +934,11 @@ impl Controller {
 
     fn on_timer(&mut self, now: Millis, screens: &mut dyn Screens) {
         self.timers.fired();
-        self.delivery.press_due_enters(now, &mut self.out);
+        if let Some(unconfirmed) = self.delivery.press_due_enters(now, &mut self.out) {
+            if self.role.is_leader() {
+                self.say(unconfirmed, now);
+            }
+        }
         if self.role.is_leader() {
             self.out.extend(self.notifier.run_due(&self.table, now));
         }

@@ -250,6 +250,40 @@ fn a_confirmed_done_is_pasted_then_entered_once() {
     );
 }
 
+/// Issue 21: under load the first Enter was lost and the answer stood in
+/// the target's input box for good. Enter is pressed again until the
+/// target starts its turn, then never again.
+#[test]
+fn enter_is_pressed_again_until_the_target_starts_its_turn() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&first), vec![(2, "\r".to_owned())]);
+    let retry = rig.timer_at(rig.now + delivery::RETRY_ENTER_MS);
+    assert_eq!(writes(&retry), vec![(2, "\r".to_owned())], "no turn yet: Enter again");
+    rig.push(&[report(2, State::Working, Source::Hook, rig.now, None)]);
+    let after = rig.timer_at(rig.now + 10 * delivery::RETRY_ENTER_MS);
+    assert!(writes(&after).is_empty(), "the target took the turn: {after:?}");
+}
+
+#[test]
+fn a_delivery_never_confirmed_is_said_in_the_bar_after_the_last_enter() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    let mut enters = writes(&rig.timer_at(rig.now + delivery::ENTER_DELAY_MS)).len();
+    for _ in 0..delivery::MAX_ENTERS + 1 {
+        enters += writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)).len();
+    }
+    assert_eq!(enters as u32, delivery::MAX_ENTERS, "bounded");
+    assert!(
+        rig.c.render(200, rig.now).contains("not confirmed: b"),
+        "{}",
+        rig.c.render(200, rig.now)
+    );
+}
+
 #[test]
 fn a_screen_done_is_never_routed() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
