@@ -164,3 +164,100 @@ fn wait_returns_when_the_pane_is_done_times_out_and_notices_a_missing_pane() {
     assert_eq!(timed_out.status.code(), Some(3));
     assert_eq!(gone.status.code(), Some(4));
 }
+
+/// Runs the binary with a deadline; `None` when it was still running then.
+fn run_within(args: &[&str], secs: u64) -> Option<Output> {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn turnstile");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        if child.try_wait().expect("try_wait").is_some() {
+            return Some(child.wait_with_output().expect("wait"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+fn one_line_error(out: &Output, wanted: &str) {
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(wanted), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn fifos_devices_and_folders_are_refused_at_once_with_their_kind() {
+    // Issue 21: these hung `transcript`, `explain` and `screen` for good.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("t.jsonl");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let fifo = fifo.to_str().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    for (args, kind) in [
+        (vec!["transcript", fifo], "a FIFO"),
+        (vec!["explain", fifo], "a FIFO"),
+        (vec!["screen", fifo], "a FIFO"),
+        (vec!["transcript", "/dev/zero"], "a character device"),
+        (vec!["explain", "/dev/urandom"], "a character device"),
+        (vec!["screen", "/dev/zero"], "a character device"),
+        (vec!["session", folder], "a folder"),
+    ] {
+        let out = run_within(&args, 10).unwrap_or_else(|| panic!("{args:?} still ran after 10 s"));
+        one_line_error(&out, &format!("it is {kind}, not a regular file"));
+    }
+}
+
+#[test]
+fn huge_inputs_are_bounded_not_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    // A screen dump far larger than any screen: refused, not loaded.
+    let big = dir.path().join("screen.txt");
+    std::fs::File::create(&big).unwrap().set_len(64 << 20).unwrap();
+    let out = run_within(&["screen", big.to_str().unwrap()], 10).expect("screen returned");
+    one_line_error(&out, "larger than");
+    // A 10 GB sparse transcript: classified from its last 64 MB.
+    let sparse = dir.path().join("sparse.jsonl");
+    std::fs::File::create(&sparse).unwrap().set_len(10 << 30).unwrap();
+    let out = run_within(&["transcript", sparse.to_str().unwrap()], 20).expect("transcript returned");
+    assert!(out.status.success(), "{out:?}");
+    // A rollout without a single newline: linear, and bounded.
+    let rollout = dir.path().join("rollout-2026-01-01T00-00-00-x.jsonl");
+    std::fs::write(&rollout, vec![b'x'; 64 << 20]).unwrap();
+    let out = run_within(&["transcript", rollout.to_str().unwrap()], 20).expect("rollout returned");
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn wait_wants_a_finite_timeout() {
+    for bad in ["inf", "NaN", "-1"] {
+        let bad = &format!("--timeout={bad}");
+        let out = run_within(&["wait", "--pane", "1", "--session", "none", bad], 10).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--timeout must be a finite"),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn no_home_is_an_error_not_the_current_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["watch", "--session", "s"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    one_line_error(&out, "HOME is not set");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing made here");
+}

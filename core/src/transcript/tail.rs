@@ -112,6 +112,11 @@ fn find_turn_start<R: Read + Seek>(file: &mut R, len: u64, options: TailOptions)
                 return Ok((newline_at + 1, true));
             }
         }
+        // Checked per chunk too: a file without newlines (a sparse or
+        // garbage one) must not be scanned to its start.
+        if from > 0 && len - from >= options.max_scan_bytes {
+            return Ok((from, true));
+        }
         pos = from;
     }
     Ok((0, false))
