@@ -89,6 +89,25 @@ impl AgentKind {
         }
     }
 
+    /// The text a person (or stray bytes) left in the pane's input box, so
+    /// a routed answer is not pasted onto it. `None` when the box is empty,
+    /// shows a placeholder, or cannot be told: Claude Code draws its
+    /// suggestions dimmed, and zellij 0.45.1 gives plugins no colours, so a
+    /// suggestion and a draft look the same there.
+    pub fn input_draft<S: AsRef<str>>(self, rows: &[S]) -> Option<String> {
+        match self {
+            AgentKind::Claude => None,
+            AgentKind::Codex => codex::screen::input_draft(rows),
+            AgentKind::Gemini => gemini::screen::input_draft(rows),
+        }
+    }
+
+    /// True when [`AgentKind::input_draft`] can tell a draft from an empty
+    /// box on this kind's screen (not worth reading the screen otherwise).
+    pub fn input_box_is_readable(self) -> bool {
+        self != AgentKind::Claude
+    }
+
     /// A fresh incremental classifier of this kind's transcript.
     pub fn transcript_classifier(self) -> TranscriptClassifier {
         match self {

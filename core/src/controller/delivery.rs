@@ -9,6 +9,10 @@
 //! at most `MAX_ENTERS` times in all (an Enter on an input box the first
 //! one emptied submits nothing, so a turn is never submitted twice); a
 //! delivery still unconfirmed after the last one is said in the bar.
+//!
+//! An answer is never pasted onto text standing in the target's input box
+//! (a person typing, stray bytes): it is held, the bar says why, and it is
+//! pasted once the box is empty (checked every `HOLD_RECHECK_MS`).
 
 use super::Effect;
 use crate::arbiter::Edge;
@@ -26,6 +30,21 @@ pub const RETRY_ENTER_MS: Millis = 2_000;
 /// Enters pressed for one delivery at most.
 pub const MAX_ENTERS: u32 = 3;
 
+/// How often a held answer looks at its target's input box again.
+pub const HOLD_RECHECK_MS: Millis = 500;
+
+/// What a target pane's input box holds now (read from its screen): the
+/// text, or `None` when it is empty or cannot be told.
+pub type Drafts<'a> = dyn FnMut(u32) -> Option<String> + 'a;
+
+/// An answer waiting for its target's input box to be empty.
+#[derive(Debug, Clone)]
+struct Held {
+    payload: String,
+    name: String,
+    due: Millis,
+}
+
 /// A pasted answer whose target has not started its turn yet.
 #[derive(Debug, Clone)]
 struct Submission {
@@ -42,6 +61,7 @@ struct Submission {
 pub struct Delivery {
     router: Router,
     unconfirmed: BTreeMap<u32, Submission>,
+    held: BTreeMap<u32, Vec<Held>>,
 }
 
 fn target_of(pane: &Pane) -> Target {
@@ -67,21 +87,20 @@ impl Delivery {
         Delivery {
             router: Router::new(config.flows.clone(), config.flow.clone()),
             unconfirmed: BTreeMap::new(),
+            held: BTreeMap::new(),
         }
     }
 
     /// Feeds one edge of `pane`; when `act`, pushes the writes to `out` and
     /// returns feedback for the bar. A copy that does not lead feeds edges
-    /// without acting, so its routing memory matches the leader's should it
-    /// take the lead.
+    /// without acting (`acting` is `None`), so its routing memory matches
+    /// the leader's should it take the lead.
     pub fn on_edge(
         &mut self,
         table: &PaneTable,
-        pane: u32,
-        edge: &Edge,
+        (pane, edge): (u32, &Edge),
         now: Millis,
-        act: bool,
-        out: &mut Vec<Effect>,
+        acting: Option<(&mut Vec<Effect>, &mut Drafts<'_>)>,
     ) -> Vec<String> {
         let mut actions = Vec::new();
         if edge.to == State::Working {
@@ -106,35 +125,58 @@ impl Delivery {
         if edge.to.is_turn_end() || edge.to == State::Idle {
             actions.extend(self.router.on_idle(pane));
         }
-        if !act {
+        let Some((out, drafts)) = acting else {
             return Vec::new();
-        }
+        };
         actions
             .into_iter()
-            .filter_map(|a| self.perform(table, a, now, out))
+            .filter_map(|a| self.perform(table, a, now, out, drafts))
             .collect()
     }
 
-    fn perform(&mut self, table: &PaneTable, action: Action, now: Millis, out: &mut Vec<Effect>) -> Option<String> {
+    fn perform(
+        &mut self,
+        table: &PaneTable,
+        action: Action,
+        now: Millis,
+        out: &mut Vec<Effect>,
+        drafts: &mut Drafts<'_>,
+    ) -> Option<String> {
         match action {
             Action::Message(text) => Some(text),
             Action::Deliver { pane, payload } => {
-                out.push(Effect::WriteToPane {
-                    pane,
-                    text: paste_bytes(&payload),
-                });
                 let name = table
                     .get(pane)
                     .map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
-                let submission = Submission {
-                    due: now + ENTER_DELAY_MS,
-                    presses: 0,
-                    name: name.clone(),
-                };
-                self.unconfirmed.insert(pane, submission);
-                Some(format!("sent {} chars → {name}", payload.chars().count()))
+                if let Some(draft) = drafts(pane) {
+                    let chars = payload.chars().count();
+                    let due = now + HOLD_RECHECK_MS;
+                    self.held.entry(pane).or_default().push(Held {
+                        payload,
+                        name: name.clone(),
+                        due,
+                    });
+                    return Some(format!("holding {chars} chars for {name}: {}", held_reason(&draft)));
+                }
+                Some(self.paste(pane, &payload, name, now, out))
             }
         }
+    }
+
+    /// Pastes `payload` into `pane` and arms its first Enter.
+    fn paste(&mut self, pane: u32, payload: &str, name: String, now: Millis, out: &mut Vec<Effect>) -> String {
+        out.push(Effect::WriteToPane {
+            pane,
+            text: paste_bytes(payload),
+        });
+        let chars = payload.chars().count();
+        let submission = Submission {
+            due: now + ENTER_DELAY_MS,
+            presses: 0,
+            name: name.clone(),
+        };
+        self.unconfirmed.insert(pane, submission);
+        format!("sent {chars} chars → {name}")
     }
 
     /// A report about `pane`: a transcript or hook verdict of a turn in
@@ -147,14 +189,16 @@ impl Delivery {
         }
     }
 
-    /// When the next Enter (or delivery verdict) is due.
+    /// When the next Enter, delivery verdict or input box check is due.
     pub fn next_enter(&self) -> Option<Millis> {
-        self.unconfirmed.values().map(|s| s.due).min()
+        let held = self.held.values().filter_map(|h| h.first()).map(|h| h.due);
+        self.unconfirmed.values().map(|s| s.due).chain(held).min()
     }
 
-    /// Presses the Enters that are due; returns what the bar should say
-    /// about deliveries given up unconfirmed.
-    pub fn press_due_enters(&mut self, now: Millis, out: &mut Vec<Effect>) -> Option<String> {
+    /// Presses the Enters that are due, and pastes held answers whose
+    /// target's input box is empty now; returns what the bar should say.
+    pub fn press_due_enters(&mut self, now: Millis, out: &mut Vec<Effect>, drafts: &mut Drafts<'_>) -> Option<String> {
+        let mut said = self.release_held(now, out, drafts);
         let mut given_up = Vec::new();
         for (pane, submission) in self.unconfirmed.iter_mut().filter(|(_, s)| s.due <= now) {
             if submission.presses < MAX_ENTERS {
@@ -173,12 +217,41 @@ impl Delivery {
             .filter_map(|pane| self.unconfirmed.remove(&pane))
             .map(|s| s.name)
             .collect();
-        (!names.is_empty()).then(|| {
-            format!(
+        if !names.is_empty() {
+            said = Some(format!(
                 "not confirmed: {} started no turn after {MAX_ENTERS} Enters (the answer may wait in its input box)",
                 names.join(", ")
-            )
-        })
+            ));
+        }
+        said
+    }
+
+    /// The oldest held answer of each pane whose check is due: pasted when
+    /// the box is empty (and no earlier delivery there awaits its turn),
+    /// else held on.
+    fn release_held(&mut self, now: Millis, out: &mut Vec<Effect>, drafts: &mut Drafts<'_>) -> Option<String> {
+        let due: Vec<u32> = self
+            .held
+            .iter()
+            .filter(|(pane, h)| h.first().is_some_and(|h| h.due <= now) && !self.unconfirmed.contains_key(pane))
+            .map(|(pane, _)| *pane)
+            .collect();
+        let mut said = None;
+        for pane in due {
+            let Some(queue) = self.held.get_mut(&pane) else {
+                continue;
+            };
+            if drafts(pane).is_some() {
+                queue[0].due = now + HOLD_RECHECK_MS;
+                continue;
+            }
+            let held = queue.remove(0);
+            if queue.is_empty() {
+                self.held.remove(&pane);
+            }
+            said = Some(self.paste(pane, &held.payload, held.name, now, out));
+        }
+        said
     }
 
     /// Payloads waiting for busy targets, for the bar.
@@ -193,14 +266,27 @@ impl Delivery {
                 format!("{n} queued → {name}")
             })
             .collect();
+        let held = self.held.iter().filter(|(_, h)| !h.is_empty()).map(|(pane, h)| {
+            let name = table
+                .get(*pane)
+                .map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
+            format!("{} held → {name} (its input box holds text)", h.len())
+        });
         let paused = self.router.is_paused().then(|| "flows paused".to_owned());
-        let all: Vec<String> = paused.into_iter().chain(parts).collect();
+        let all: Vec<String> = paused.into_iter().chain(held).chain(parts).collect();
         (!all.is_empty()).then(|| all.join(", "))
     }
 
     /// The `route` pipe (keybindings): `next`, `prev`, `to <title>`,
     /// `resend`, `pause`, `resume`, `flows <spec>`. Returns feedback.
-    pub fn command(&mut self, table: &PaneTable, command: &str, now: Millis, out: &mut Vec<Effect>) -> String {
+    pub fn command(
+        &mut self,
+        table: &PaneTable,
+        command: &str,
+        now: Millis,
+        out: &mut Vec<Effect>,
+        drafts: &mut Drafts<'_>,
+    ) -> String {
         let command = command.trim();
         match command.split_once(' ').map_or((command, ""), |(a, b)| (a, b.trim())) {
             ("pause", _) => {
@@ -212,7 +298,7 @@ impl Delivery {
                 "flows resumed".into()
             }
             ("resend", _) => match self.router.resend() {
-                Some(action) => self.perform(table, action, now, out).unwrap_or_default(),
+                Some(action) => self.perform(table, action, now, out, drafts).unwrap_or_default(),
                 None => "nothing sent yet".into(),
             },
             ("flows", spec) => match parse_rules(spec) {
@@ -223,10 +309,10 @@ impl Delivery {
                 }
                 Err(e) => e.to_string(),
             },
-            ("next", _) => self.send_focused(table, 1, now, out),
-            ("prev", _) => self.send_focused(table, -1, now, out),
+            ("next", _) => self.send_focused(table, 1, now, out, drafts),
+            ("prev", _) => self.send_focused(table, -1, now, out, drafts),
             ("to", title) => match find_by_title(table, title) {
-                Some(target) => self.send_focused_to(table, target, title, now, out),
+                Some(target) => self.send_focused_to(table, target, title, now, out, drafts),
                 None => format!("no pane named {title}"),
             },
             (other, _) => {
@@ -236,7 +322,14 @@ impl Delivery {
     }
 
     /// The focused agent pane's answer to the next (or previous) agent pane.
-    fn send_focused(&mut self, table: &PaneTable, step: isize, now: Millis, out: &mut Vec<Effect>) -> String {
+    fn send_focused(
+        &mut self,
+        table: &PaneTable,
+        step: isize,
+        now: Millis,
+        out: &mut Vec<Effect>,
+        drafts: &mut Drafts<'_>,
+    ) -> String {
         let agents = table.agents();
         let Some(at) = agents.iter().position(|p| p.meta.focused) else {
             return "focus an agent pane first".into();
@@ -247,7 +340,7 @@ impl Delivery {
         let next = (at as isize + step).rem_euclid(agents.len() as isize) as usize;
         let target = agents[next];
         let title = target.meta.title.clone();
-        self.send_focused_to(table, target_of(target), &title, now, out)
+        self.send_focused_to(table, target_of(target), &title, now, out, drafts)
     }
 
     fn send_focused_to(
@@ -257,6 +350,7 @@ impl Delivery {
         title: &str,
         now: Millis,
         out: &mut Vec<Effect>,
+        drafts: &mut Drafts<'_>,
     ) -> String {
         let Some(source) = table.agents().into_iter().find(|p| p.meta.focused) else {
             return "focus an agent pane first".into();
@@ -265,23 +359,39 @@ impl Delivery {
             return format!("{} has no finished answer yet", source.meta.title);
         };
         let action = self.router.manual(&answer, target, title);
-        self.perform(table, action, now, out).unwrap_or_default()
+        self.perform(table, action, now, out, drafts).unwrap_or_default()
     }
 
     /// An answer (an inbox entry's) to pane `to`, through the router's
     /// manual send (sanitized, queued while the target is busy). Returns feedback.
-    pub fn send(&mut self, table: &PaneTable, answer: &str, to: u32, now: Millis, out: &mut Vec<Effect>) -> String {
+    pub fn send(
+        &mut self,
+        table: &PaneTable,
+        answer: &str,
+        to: u32,
+        now: Millis,
+        out: &mut Vec<Effect>,
+        drafts: &mut Drafts<'_>,
+    ) -> String {
         let Some(target) = table.get(to) else {
             return format!("pane {to} is gone");
         };
         let title = target.meta.title.clone();
         let action = self.router.manual(answer, target_of(target), &title);
-        self.perform(table, action, now, out).unwrap_or_default()
+        self.perform(table, action, now, out, drafts).unwrap_or_default()
     }
 
     /// Forgets a closed pane.
     pub fn forget(&mut self, pane: u32) {
         self.unconfirmed.remove(&pane);
+        self.held.remove(&pane);
         self.router.forget(pane);
     }
+}
+
+/// Why an answer is held, with the start of what stands in the box.
+fn held_reason(draft: &str) -> String {
+    let shown: String = draft.chars().take(24).collect();
+    let more = if draft.chars().count() > 24 { "…" } else { "" };
+    format!("its input box holds text (`{shown}{more}`)")
 }

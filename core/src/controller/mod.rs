@@ -244,6 +244,30 @@ pub trait Screens {
     fn scrolled_back(&mut self, pane: u32) -> bool;
 }
 
+/// Screens on a path that reads none.
+struct Unread;
+
+impl Screens for Unread {
+    fn viewport(&mut self, _pane: u32) -> Option<Vec<String>> {
+        None
+    }
+    fn scrolled_back(&mut self, _pane: u32) -> bool {
+        false
+    }
+}
+
+/// What each pane's input box holds now, read from its screen by its
+/// kind's rules (only for kinds whose box can be read at all).
+fn input_drafts<'a>(table: &'a PaneTable, screens: &'a mut dyn Screens) -> impl FnMut(u32) -> Option<String> + 'a {
+    move |pane| {
+        let kind = table.get(pane)?.kind;
+        if !kind.input_box_is_readable() {
+            return None;
+        }
+        kind.input_draft(&screens.viewport(pane)?)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Permission {
     NotAsked,
@@ -757,7 +781,9 @@ impl Controller {
         }
         if self.table.has_screen_state(id) {
             let edge = self.table.forget_screen(id, now);
-            self.after_edges(edge.map(|e| (id, e)).into_iter().collect(), now);
+            // No viewport is read on this path: a routed answer goes out
+            // as if the target's input box were empty.
+            self.after_edges(edge.map(|e| (id, e)).into_iter().collect(), now, &mut Unread);
         }
         false
     }
@@ -786,7 +812,7 @@ impl Controller {
         let Some(edge) = self.table.observe_screen(id, &verdict, now) else {
             return false;
         };
-        self.after_edges(vec![(id, edge)], now);
+        self.after_edges(vec![(id, edge)], now, screens);
         // A screen edge: ask the authoritative sources at once (the watcher,
         // when it runs, pushes them by itself).
         if !self.watcher.running {
@@ -934,9 +960,13 @@ impl Controller {
 
     fn on_timer(&mut self, now: Millis, screens: &mut dyn Screens) {
         self.timers.fired();
-        if let Some(unconfirmed) = self.delivery.press_due_enters(now, &mut self.out) {
+        let said = {
+            let mut drafts = input_drafts(&self.table, screens);
+            self.delivery.press_due_enters(now, &mut self.out, &mut drafts)
+        };
+        if let Some(said) = said {
             if self.role.is_leader() {
-                self.say(unconfirmed, now);
+                self.say(said, now);
             }
         }
         if self.role.is_leader() {
@@ -975,7 +1005,7 @@ impl Controller {
         // Settled turn ends move the routing memory of every copy.
         let edges = self.table.tick(now);
         let mut changed = !edges.is_empty();
-        self.after_edges(edges, now);
+        self.after_edges(edges, now, screens);
         if !self.role.is_leader() {
             if std::mem::take(&mut self.redraw_again) {
                 self.drawn = None;
@@ -1120,7 +1150,7 @@ impl Controller {
             edges.extend(self.table.observe_report(report).map(|e| (id, e)));
         }
         edges.extend(self.table.tick(now));
-        self.after_edges(edges, now);
+        self.after_edges(edges, now, screens);
         if !leader {
             return;
         }
@@ -1150,7 +1180,7 @@ impl Controller {
                 Err(e) if leader => self.say(e.to_string(), now),
                 Err(_) => {}
             },
-            PIPE_ROUTE if leader => self.on_route_command(from, payload, now),
+            PIPE_ROUTE if leader => self.on_route_command(from, payload, now, screens),
             PIPE_ATTENTION if leader => self.jump_to_attention(from, now),
             PIPE_INBOX if leader => self.open_inbox(from),
             PIPE_INBOX_HELLO if leader => {
@@ -1159,7 +1189,7 @@ impl Controller {
                     self.send_inbox(None);
                 }
             }
-            PIPE_INBOX_ACT if leader => self.on_inbox_action(payload, now),
+            PIPE_INBOX_ACT if leader => self.on_inbox_action(payload, now, screens),
             PIPE_INBOX_ENTRIES => self.on_inbox_entries(payload),
             PIPE_PANES if leader => {
                 if let Ok(panes) = serde_json::from_str::<Vec<PaneEntry>>(payload) {
@@ -1250,7 +1280,7 @@ impl Controller {
     }
 
     /// Copies or routes an inbox entry's answer, as the view asked.
-    fn on_inbox_action(&mut self, payload: &str, now: Millis) {
+    fn on_inbox_action(&mut self, payload: &str, now: Millis, screens: &mut dyn Screens) {
         let feedback = match serde_json::from_str::<inbox::Action>(payload) {
             Err(e) => format!("bad inbox action: {e}"),
             Ok(action) => {
@@ -1265,7 +1295,11 @@ impl Controller {
                         format!("copied {chars} chars")
                     }
                     (Some(answer), inbox::Action::Route { to, .. }) => {
-                        let feedback = self.delivery.send(&self.table, &answer, to, now, &mut self.out);
+                        let feedback = {
+                            let mut drafts = input_drafts(&self.table, screens);
+                            self.delivery
+                                .send(&self.table, &answer, to, now, &mut self.out, &mut drafts)
+                        };
                         self.arm_next_timer(now);
                         feedback
                     }
@@ -1291,11 +1325,15 @@ impl Controller {
 
     /// Routes on edges (only the leader acts; delivery feedback goes to
     /// the bar), logs finished turns and notes what to notify.
-    fn after_edges(&mut self, edges: Vec<(u32, Edge)>, now: Millis) {
+    fn after_edges(&mut self, edges: Vec<(u32, Edge)>, now: Millis, screens: &mut dyn Screens) {
         let act = self.role.is_leader();
         let mut logged = Vec::new();
         for (pane, edge) in edges {
-            let feedback = self.delivery.on_edge(&self.table, pane, &edge, now, act, &mut self.out);
+            let feedback = {
+                let mut drafts = input_drafts(&self.table, screens);
+                let acting = act.then_some((&mut self.out, &mut drafts as &mut delivery::Drafts<'_>));
+                self.delivery.on_edge(&self.table, (pane, &edge), now, acting)
+            };
             if let Some(last) = feedback.into_iter().last() {
                 self.say(last, now);
             }
@@ -1340,8 +1378,12 @@ impl Controller {
         }
     }
 
-    fn on_route_command(&mut self, from: &PipeFrom, payload: &str, now: Millis) {
-        let feedback = self.delivery.command(&self.table, payload, now, &mut self.out);
+    fn on_route_command(&mut self, from: &PipeFrom, payload: &str, now: Millis, screens: &mut dyn Screens) {
+        let feedback = {
+            let mut drafts = input_drafts(&self.table, screens);
+            self.delivery
+                .command(&self.table, payload, now, &mut self.out, &mut drafts)
+        };
         self.answer(from, format!("{feedback}\n"));
         self.arm_next_timer(now);
         self.say(feedback, now);

@@ -284,6 +284,38 @@ fn a_delivery_never_confirmed_is_said_in_the_bar_after_the_last_enter() {
     );
 }
 
+/// Issue 21: an answer is never pasted onto text standing in the target's
+/// input box; it waits, the bar says why, and goes once the box is empty.
+#[test]
+fn an_answer_waits_for_the_targets_input_box_to_be_empty() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    let mut codex = report(2, State::Idle, Source::Session, T0, None);
+    codex.agent = Some(protocol::AgentBinding {
+        kind: crate::agent::AgentKind::Codex,
+        ..protocol::AgentBinding::default()
+    });
+    rig.push(&[codex]);
+    rig.screens
+        .viewports
+        .insert(2, vec!["› half a thought".into(), "  ? for shortcuts".into()]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let effects = rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    assert!(writes(&effects).is_empty(), "pasted onto a draft: {effects:?}");
+    let bar = rig.c.render(200, rig.now);
+    assert!(bar.contains("input box holds text"), "{bar}");
+    let still = rig.timer_at(rig.now + delivery::HOLD_RECHECK_MS);
+    assert!(writes(&still).is_empty(), "{still:?}");
+    rig.screens
+        .viewports
+        .insert(2, vec!["› Ask Codex to do anything".into()]);
+    let released = rig.timer_at(rig.now + delivery::HOLD_RECHECK_MS);
+    let pasted = writes(&released);
+    assert_eq!(pasted.len(), 1, "{released:?}");
+    assert!(pasted[0].1.contains("the answer"));
+    let enter = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&enter), vec![(2, "\r".to_owned())]);
+}
+
 #[test]
 fn a_screen_done_is_never_routed() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);

@@ -36,6 +36,24 @@ pub fn classify<'a, S: AsRef<str>>(rows: &'a [S], title: &str) -> ScreenVerdict<
     by_rows
 }
 
+/// What Codex's composer shows when it is empty (a narrow pane cuts it).
+const PLACEHOLDERS: [&str; 2] = ["Ask Codex to do anything", "Ask a follow-up question"];
+
+/// The text standing in the composer (the last `›` row), `None` when it is
+/// empty or shows its placeholder, or when no composer is on screen.
+pub fn input_draft<S: AsRef<str>>(rows: &[S]) -> Option<String> {
+    let composer = rows.iter().map(|r| r.as_ref().trim()).rfind(|r| r.starts_with('›'))?;
+    let text = composer['›'.len_utf8()..].trim();
+    let placeholder = PLACEHOLDERS.iter().any(|p| p.starts_with(text.trim_end_matches('…')));
+    (!text.is_empty() && !placeholder && !is_numbered_option(text)).then(|| text.to_owned())
+}
+
+/// `1. Yes, proceed (y)`: an approval's option, not a draft.
+fn is_numbered_option(text: &str) -> bool {
+    text.split_once(". ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
 /// True when the title starts with a braille spinner frame.
 fn starts_with_spinner(title: &str) -> bool {
     let mut chars = title.trim_start().chars();
@@ -240,6 +258,20 @@ mod tests {
         assert!(!is_worked_for("Worked for 3s"), "prose lacks the time");
         assert!(!is_worked_for("I worked for hours • 17:47"));
         assert!(!is_worked_for("Worked for the team • 12:00"));
+    }
+
+    #[test]
+    fn the_composers_draft_is_text_that_is_not_its_placeholder() {
+        assert_eq!(
+            input_draft(&["› tool:3", "• Done.", "› Ask Codex to do anything", "  ? for shortcuts"]),
+            None
+        );
+        assert_eq!(input_draft(&["› Ask Codex"]), None, "cut by a narrow pane");
+        assert_eq!(input_draft(&["› Ask a follow-up question"]), None);
+        assert_eq!(input_draft(&["› 1. Yes, proceed (y)"]), None);
+        assert_eq!(input_draft(&["› "]), None);
+        assert_eq!(input_draft(&["› half a thought"]).as_deref(), Some("half a thought"));
+        assert_eq!(input_draft(&["no composer"]), None);
     }
 
     #[test]

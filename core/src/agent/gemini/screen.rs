@@ -58,6 +58,23 @@ pub fn classify<'a, S: AsRef<str>>(rows: &'a [S], title: &str) -> ScreenVerdict<
     }
 }
 
+/// What Gemini CLI's input box shows when it is empty.
+const PLACEHOLDER: &str = "Type your message or @path/to/file";
+
+/// The text standing in the input box (the last `>` row), `None` when it
+/// is empty or shows its placeholder, or when no input box is on screen.
+/// Stray bytes count as text (zellij's late answer to start-up terminal
+/// queries has landed there: `>|Zellij(4501)62;4;52c`).
+pub fn input_draft<S: AsRef<str>>(rows: &[S]) -> Option<String> {
+    let input = rows
+        .iter()
+        .map(|r| r.as_ref().trim().trim_matches('│').trim())
+        .rfind(|r| r.starts_with('>'))?;
+    let text = input['>'.len_utf8()..].trim();
+    let placeholder = !text.is_empty() && PLACEHOLDER.starts_with(text.trim_end_matches('…'));
+    (!text.is_empty() && !placeholder).then(|| text.to_owned())
+}
+
 /// A title Gemini CLI set (its state glyph first).
 fn is_gemini_title(title: &str) -> bool {
     title.starts_with([WORKING_TITLE, ACTION_TITLE, READY_TITLE].map(|g| g.chars().next().unwrap_or(' ')))
@@ -157,6 +174,19 @@ mod tests {
         assert!(
             !classify(&rows, "◇  Ready (work)").is_quiet(),
             "never confirms a preamble"
+        );
+    }
+
+    #[test]
+    fn the_input_boxs_draft_is_text_that_is_not_its_placeholder() {
+        let (rows, _) = frame("slow-done");
+        assert_eq!(input_draft(&rows), None, "{rows:?}");
+        assert_eq!(input_draft(&["│ >   Type your message or @path/to/file │"]), None);
+        assert_eq!(input_draft(&[">   Type your mess"]), None, "cut by a narrow pane");
+        assert_eq!(input_draft(&[" > draft"]).as_deref(), Some("draft"));
+        assert_eq!(
+            input_draft(&[">|Zellij(4501)62;4;52c"]).as_deref(),
+            Some("|Zellij(4501)62;4;52c")
         );
     }
 
