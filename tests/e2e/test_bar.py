@@ -9,9 +9,10 @@ from harness import Zellij, replay, wait_for, turnstile_bin
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def demo(name, script, pace=0.4, turns=None, listen=False, kind="claude"):
+def demo(name, script, pace=0.4, turns=None, listen=False, kind="claude", drop_enters=0):
     argv = [turnstile_bin(), "demo-agent", "--name", name, "--kind", kind, "--script", script, "--pace", str(pace)]
     argv += ["--listen"] if listen else []
+    argv += ["--drop-enters", str(drop_enters)] if drop_enters else []
     return argv + (["--turns", str(turns)] if turns is not None else [])
 
 
@@ -271,6 +272,21 @@ class Flows(unittest.TestCase):
             wait_for("the coder answered", lambda: "done" in (segment(z.bar(), "coder") or ""), timeout=20)
             time.sleep(1.5)
             self.assertEqual([t for _, t in user_prompts(z)].count(answer), 1, "sent exactly once")
+
+    def test_a_swallowed_enter_is_pressed_again_and_the_turn_submitted_once(self):
+        # Issue 21: under load the target swallowed the Enter and the answer
+        # stood in its input box for good. The coder here swallows the first
+        # Enter (as a TUI busy starting up does): delivery must notice that no
+        # turn started, press Enter again, and submit the turn exactly once.
+        panes = [("planner", demo("planner", "done", turns=1)),
+                 ("coder", demo("coder", "", turns=0, listen=True, drop_enters=1))]
+        with Zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
+            answer = "Answer 1 from planner: all 4 checks pass."
+            wait_for("the coder got the planner's answer", lambda: any(t == answer for _, t in user_prompts(z)), timeout=30)
+            wait_for("the coder answered", lambda: "done" in (segment(z.bar(), "coder") or ""), timeout=20)
+            time.sleep(5)  # past every retry
+            self.assertEqual([t for _, t in user_prompts(z)].count(answer), 1, "submitted exactly once")
+            self.assertNotIn("not confirmed", z.bar())
 
     def test_a_busy_target_gets_the_answer_only_after_it_finishes(self):
         panes = [("fast", demo("fast", "done", turns=1)), ("slow", demo("slow", "done", turns=1, listen=True, pace=1.5))]

@@ -59,6 +59,8 @@ pub struct DemoOptions {
     pub turns: Option<u32>,
     /// Take prompts typed or pasted into the terminal (routed answers).
     pub listen: bool,
+    /// Enters to swallow first (the prompt stays as a draft until the next).
+    pub drop_enters: u32,
     /// Which agent it plays: Claude Code or Codex CLI (its screen, title
     /// and rollout).
     pub kind: AgentKind,
@@ -77,7 +79,7 @@ pub fn parse_script(script: &str) -> Result<Vec<Outcome>> {
 pub fn run(options: DemoOptions) -> Result<()> {
     let script = parse_script(&options.script)?;
     let mut agent = Agent::new(&options)?;
-    let prompts = options.listen.then(listen_to_stdin);
+    let prompts = options.listen.then(|| listen_to_stdin(options.drop_enters));
     let mut turn = 0u32;
     loop {
         let scripted_done =
@@ -110,19 +112,28 @@ pub fn run(options: DemoOptions) -> Result<()> {
 
 /// Reads the terminal: a bracketed paste (or a typed line) ended by Enter
 /// is one prompt. Markers written by turnstile's router arrive as
-/// `ESC[200~ … ESC[201~`, then `\r` in a separate write.
-fn listen_to_stdin() -> Receiver<String> {
+/// `ESC[200~ … ESC[201~`, then `\r` in a separate write. The first
+/// `drop_enters` submissions are swallowed: their text stays as a draft,
+/// which the next Enter (even a bare one) submits.
+fn listen_to_stdin(mut drop_enters: u32) -> Receiver<String> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         let mut buf = [0u8; 4096];
         let mut pending = Vec::new();
+        let mut draft = String::new();
         while let Ok(n) = stdin.read(&mut buf) {
             if n == 0 {
                 return;
             }
             pending.extend_from_slice(&buf[..n]);
             while let Some(prompt) = take_prompt(&mut pending) {
+                draft.push_str(&prompt);
+                if drop_enters > 0 && !draft.is_empty() {
+                    drop_enters -= 1;
+                    continue;
+                }
+                let prompt = std::mem::take(&mut draft);
                 if !prompt.is_empty() && tx.send(prompt).is_err() {
                     return;
                 }

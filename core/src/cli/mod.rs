@@ -156,6 +156,11 @@ enum Command {
         /// Take prompts typed or pasted into the terminal (routed answers).
         #[arg(long)]
         listen: bool,
+        /// Swallow the first N Enters that would submit a prompt, as a TUI
+        /// still busy starting up does (the text stays in its input box; a
+        /// later bare Enter submits it).
+        #[arg(long, default_value_t = 0)]
+        drop_enters: u32,
     },
     /// What Claude Code runs for its hook events: reads the event on stdin,
     /// records the pane binding, pushes the verdict to the plugin. Always exits 0.
@@ -262,6 +267,7 @@ fn dispatch(command: Command) -> Result<()> {
             pace,
             turns,
             listen,
+            drop_enters,
         } => demo_agent::run(demo_agent::DemoOptions {
             name,
             home: home.unwrap_or_else(|| home::demo_home(kind, None)),
@@ -271,6 +277,7 @@ fn dispatch(command: Command) -> Result<()> {
             pace,
             turns,
             listen,
+            drop_enters,
         }),
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
         Command::Watch { .. } => bail!("watch is handled by run"),
