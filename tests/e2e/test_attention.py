@@ -65,7 +65,7 @@ def click(z, col, row):
 
 
 
-NOTIFY = ('printf "%s|%s|%s|%s|%s\\n" "$@" >> {log}; '
+NOTIFY = ('printf "%s|%s|%s|%s|%s|%s\\n" "$@" "$TURNSTILE_ANSWER_1" >> {log}; '
           'echo "$TURNSTILE_PANE_ID $TURNSTILE_STATE $TURNSTILE_COUNT $(date +%s.%N)" >> {env}; sleep {hang}')
 
 
@@ -82,13 +82,16 @@ class Notify(unittest.TestCase):
         with Zellij(panes, plugin_config=cfg) as z:
             early, late = z.pane_id("early"), z.pane_id("late")
             wait_for("early notified", lambda: lines_of(log), timeout=30)
-            self.assertEqual(lines_of(log), [f"{early}|early|done|claude|Answer 1 from early: all 4 checks pass."])
+            self.assertEqual(lines_of(log), [f"{early}|early|done|claude||Answer 1 from early: all 4 checks pass."])
+            running = notifier_cmdlines()
+            self.assertTrue(running, "the notifier hangs, so it is still there")
+            self.assertFalse([c for c in running if b"Answer" in c], "answers never on a command line")
             # That notifier hangs; the bar goes on meanwhile ...
             wait_for("late done in the bar", lambda: "done" in (segment(z.bar(), "late") or ""), timeout=40)
             late_in_bar = time.time()
             # ... and the next run waits until `timeout` kills it (10 s).
             wait_for("late notified once the hung notifier is killed", lambda: len(lines_of(log)) == 2, timeout=25)
-            self.assertEqual(lines_of(log)[1], f"{late}|late|done|claude|Answer 1 from late: all 4 checks pass.")
+            self.assertEqual(lines_of(log)[1], f"{late}|late|done|claude||Answer 1 from late: all 4 checks pass.")
             runs = [l.split() for l in lines_of(env)]
             self.assertEqual([r[:3] for r in runs], [[str(early), "done", "1"], [str(late), "done", "1"]])
             first, second = float(runs[0][3]), float(runs[1][3])
@@ -97,6 +100,20 @@ class Notify(unittest.TestCase):
             time.sleep(2)
             self.assertFalse(any("front" in l for l in lines_of(log)), "the pane looked at is never notified")
             self.assertEqual(len(lines_of(log)), 2, "once per turn")
+
+
+def notifier_cmdlines():
+    """The command lines of the running notifiers (any local user can read these)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        if b"turnstile-notify" in cmdline:
+            found.append(cmdline)
+    return found
 
 
 def view_lines(z):

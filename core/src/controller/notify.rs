@@ -10,10 +10,13 @@
 //! background command it never stalls the bar.
 //!
 //! It gets each pane as five arguments (`$1`… pane id, name, state, kind,
-//! first line of the answer; then the next pane's five) and the first pane
-//! again in the environment (`TURNSTILE_PANE_ID`, `TURNSTILE_PANE_NAME`,
-//! `TURNSTILE_STATE`, `TURNSTILE_KIND`, `TURNSTILE_ANSWER`), plus
-//! `TURNSTILE_COUNT` and `TURNSTILE_SUMMARY` (`api done, docs failed`).
+//! why it failed or waits (empty for a done); then the next pane's five) and
+//! the first pane again in the environment (`TURNSTILE_PANE_ID`,
+//! `TURNSTILE_PANE_NAME`, `TURNSTILE_STATE`, `TURNSTILE_KIND`,
+//! `TURNSTILE_ANSWER`), plus `TURNSTILE_COUNT` and `TURNSTILE_SUMMARY`
+//! (`api done, docs failed`). Answers go only in the environment (the first
+//! line of the n-th pane's as `TURNSTILE_ANSWER_<n>`): a command line can be
+//! read by every local user, an environment only by its owner.
 
 use super::{Effect, CTX_KIND};
 use crate::arbiter::Edge;
@@ -121,20 +124,27 @@ fn tells(state: State) -> bool {
     matches!(state, State::Done | State::Failed | State::Waiting)
 }
 
-/// The five fields a notifier gets for a pane.
+/// The five arguments a notifier gets for a pane (no answer text).
 fn fields(pane: &Pane) -> [String; 5] {
-    let fused = pane.fused();
-    let line = match (pane.state(), fused.confirmed, &pane.answer) {
-        (State::Done, true, Some(answer)) => first_line(answer),
-        _ => first_line(&fused.reason),
+    let why = match pane.state() {
+        State::Done => String::new(),
+        _ => first_line(&pane.fused().reason),
     };
     [
         pane.meta.id.to_string(),
         pane.meta.title.clone(),
         pane.state().as_str().to_owned(),
         pane.kind.name().to_owned(),
-        line,
+        why,
     ]
+}
+
+/// The first line of the pane's answer, for a confirmed done (else empty).
+fn answer_line(pane: &Pane) -> String {
+    match (pane.state(), pane.fused().confirmed, pane.turn_answer()) {
+        (State::Done, true, Some(answer)) => first_line(answer),
+        _ => String::new(),
+    }
 }
 
 fn run(command: &str, panes: &[&Pane]) -> Effect {
@@ -155,15 +165,22 @@ fn run(command: &str, panes: &[&Pane]) -> Effect {
     argv.extend(all.iter().flatten().cloned());
     let summary: Vec<String> = all.iter().map(|f| format!("{} {}", f[1], f[2])).collect();
     let first = &all[0];
-    let env = BTreeMap::from([
+    let answers: Vec<String> = panes.iter().map(|p| answer_line(p)).collect();
+    let mut env = BTreeMap::from([
         ("TURNSTILE_PANE_ID".to_owned(), first[0].clone()),
         ("TURNSTILE_PANE_NAME".to_owned(), first[1].clone()),
         ("TURNSTILE_STATE".to_owned(), first[2].clone()),
         ("TURNSTILE_KIND".to_owned(), first[3].clone()),
-        ("TURNSTILE_ANSWER".to_owned(), first[4].clone()),
+        ("TURNSTILE_ANSWER".to_owned(), answers[0].clone()),
         ("TURNSTILE_COUNT".to_owned(), all.len().to_string()),
         ("TURNSTILE_SUMMARY".to_owned(), summary.join(", ")),
     ]);
+    env.extend(
+        answers
+            .into_iter()
+            .enumerate()
+            .map(|(n, answer)| (format!("TURNSTILE_ANSWER_{}", n + 1), answer)),
+    );
     let context = BTreeMap::from([(CTX_KIND.to_owned(), "notify".to_owned())]);
     Effect::RunNotifier { argv, env, context }
 }

@@ -594,19 +594,14 @@ fn the_notifier_runs_once_for_unseen_panes_coalesced_and_paced() {
     );
     assert_eq!(
         argv[8..],
-        [
-            "3",
-            "c",
-            "failed",
-            "claude",
-            "test",
-            "2",
-            "b",
-            "done",
-            "claude",
-            "All 4 checks pass."
-        ]
+        ["3", "c", "failed", "claude", "test", "2", "b", "done", "claude", ""]
     );
+    assert!(
+        !argv.iter().any(|a| a.contains("All 4 checks")),
+        "answers never on a command line"
+    );
+    assert_eq!(env["TURNSTILE_ANSWER_2"], "All 4 checks pass.");
+    assert_eq!(env["TURNSTILE_ANSWER_1"], "", "c failed: no answer");
     assert_eq!(env["TURNSTILE_PANE_ID"], "3");
     assert_eq!(env["TURNSTILE_COUNT"], "2");
     assert_eq!(env["TURNSTILE_SUMMARY"], "c failed, b done");
