@@ -78,6 +78,27 @@ pub struct PaneReport {
     pub since: Option<String>,
 }
 
+/// Largest answer a report carries: twice the largest routing cap
+/// (`max_payload_bytes` ≤ 1 MiB), so no answer a flow may send is cut on
+/// the way. A longer one is cut with a marker that says so.
+pub const MAX_REPORT_ANSWER_BYTES: usize = 2 << 20;
+
+/// `answer`, cut on a character boundary to [`MAX_REPORT_ANSWER_BYTES`]
+/// with a marker saying how much was cut.
+pub fn capped_answer(mut answer: String) -> String {
+    if answer.len() <= MAX_REPORT_ANSWER_BYTES {
+        return answer;
+    }
+    let mut end = MAX_REPORT_ANSWER_BYTES;
+    while !answer.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = answer.len() - end;
+    answer.truncate(end);
+    answer.push_str(&format!("\n[… cut by turnstile: {cut} more bytes]"));
+    answer
+}
+
 impl PaneReport {
     /// True when an authoritative source (transcript, hook, session) shows
     /// a turn in progress that is not an old answer awaiting confirmation:
@@ -141,6 +162,14 @@ pub struct PaneSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answers_longer_than_any_routing_cap_are_cut_with_a_marker() {
+        assert_eq!(capped_answer("short".into()), "short");
+        let long = capped_answer("é".repeat(MAX_REPORT_ANSWER_BYTES));
+        assert!(long.len() < MAX_REPORT_ANSWER_BYTES + 64);
+        assert!(long.ends_with(&format!("[… cut by turnstile: {} more bytes]", MAX_REPORT_ANSWER_BYTES)));
+    }
 
     #[test]
     fn host_report_round_trips_and_tolerates_missing_fields() {

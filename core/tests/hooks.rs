@@ -584,3 +584,20 @@ fn a_turn_end_hook_on_a_fifo_device_or_sparse_file_returns_with_exit_0() {
         );
     }
 }
+
+#[test]
+fn a_large_answer_reaches_zellij_on_stdin_whole_never_in_argv() {
+    // Issue 21: an answer of ~128 KiB failed with E2BIG on the command line
+    // and was dropped; every local user could read smaller ones there.
+    let dir = tempfile::tempdir().unwrap();
+    let answer = "word ".repeat(60_000); // 300 KB
+    let stop = serde_json::json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/w",
+        "last_assistant_message": answer, "background_tasks": []});
+    let out = hook(dir.path(), stop.to_string().as_bytes(), Some("6"));
+    assert!(out.status.success());
+    let calls = calls(dir.path());
+    let (args, stdin) = calls.split_once('{').expect("the report on stdin");
+    assert!(!args.contains("word"), "no answer text in argv");
+    let payload: serde_json::Value = serde_json::from_str(&format!("{{{stdin}")).unwrap();
+    assert_eq!(payload["answer"].as_str().map(str::len), Some(answer.len()));
+}

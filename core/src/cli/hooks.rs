@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::hook::HookEvent;
-use turnstile_core::protocol::{AgentBinding, PaneReport};
+use turnstile_core::protocol::{capped_answer, AgentBinding, PaneReport};
 use turnstile_core::transcript::TranscriptVerdict;
 use turnstile_core::{Millis, Source, State, Verdict};
 
@@ -119,7 +119,8 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -
         .last_assistant_message
         .clone()
         .or_else(|| transcript.and_then(|t| t.answer))
-        .or_else(|| event.prompt_response.clone().filter(|_| verdict.state == State::Done));
+        .or_else(|| event.prompt_response.clone().filter(|_| verdict.state == State::Done))
+        .map(capped_answer);
     Some(PaneReport {
         pane,
         agent: Some(AgentBinding {

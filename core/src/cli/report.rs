@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
 use turnstile_core::agent::gemini::chat::classify_chat;
 use turnstile_core::agent::AgentKind;
-use turnstile_core::protocol::{HostReport, PaneReport};
+use turnstile_core::protocol::{capped_answer, HostReport, PaneReport};
 use turnstile_core::session::SessionStatus;
 use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
 use turnstile_core::Millis;
@@ -178,7 +178,7 @@ pub fn assemble(
     let session_id = status
         .and_then(|s| s.session_id)
         .or_else(|| verdict.as_ref().and_then(|v| v.session_id.clone()));
-    let (answer, since) = verdict.map_or((None, None), |v| (v.answer, v.since));
+    let (answer, since) = verdict.map_or((None, None), |v| (v.answer.map(capped_answer), v.since));
     PaneReport {
         pane: agent.pane,
         agent: Some(agent.binding(session_id, transcript)),

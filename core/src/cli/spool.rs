@@ -19,8 +19,9 @@ use turnstile_core::protocol::PaneReport;
 
 const EXTENSION: &str = "push";
 
-/// Largest spooled report read (a report holds at most one capped answer).
-const MAX_REPORT_BYTES: u64 = 4 << 20;
+/// Largest spooled report read: one capped answer, even if JSON escapes
+/// every byte of it (`\u00XX`), fits.
+const MAX_REPORT_BYTES: u64 = 16 << 20;
 
 /// The session's private state folder (where hook bindings and the
 /// watcher's lock live), created and checked.
