@@ -45,6 +45,9 @@ struct Held {
     due: Millis,
 }
 
+/// How the bar's message about a delivery given up begins.
+pub const UNCONFIRMED: &str = "not confirmed:";
+
 /// A pasted answer whose target has not started its turn yet.
 #[derive(Debug, Clone)]
 struct Submission {
@@ -219,7 +222,7 @@ impl Delivery {
             .collect();
         if !names.is_empty() {
             said = Some(format!(
-                "not confirmed: {} started no turn after {MAX_ENTERS} Enters (the answer may wait in its input box)",
+                "{UNCONFIRMED} {} started no turn after {MAX_ENTERS} Enters (the answer may wait in its input box)",
                 names.join(", ")
             ));
         }

@@ -964,10 +964,12 @@ impl Controller {
             let mut drafts = input_drafts(&self.table, screens);
             self.delivery.press_due_enters(now, &mut self.out, &mut drafts)
         };
-        if let Some(said) = said {
-            if self.role.is_leader() {
-                self.say(said, now);
+        if let Some(said) = said.filter(|_| self.role.is_leader()) {
+            // An open inbox view hears of a delivery given up, too.
+            if said.starts_with(delivery::UNCONFIRMED) {
+                self.send_inbox(Some(said.clone()));
             }
+            self.say(said, now);
         }
         if self.role.is_leader() {
             self.out.extend(self.notifier.run_due(&self.table, now));
