@@ -476,3 +476,48 @@ extern "C" {
     #[link_name = "geteuid"]
     fn libc_geteuid() -> u32;
 }
+
+/// A stand-in process whose argv reads as `argv` (the program is a copy of
+/// `sleep` named like the agent), in `pane` of `session`.
+fn stand_in(rig: &Rig, session: &str, pane: u32, argv: &[&str]) -> Child {
+    let bin = rig.dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let program = bin.join(argv[0]);
+    if !program.exists() {
+        std::fs::copy("/bin/sleep", &program).unwrap();
+    }
+    // `sleep` takes the last argument as its duration and ignores none: run
+    // it through `sh -c 'exec -a …'` so argv[1..] are what an agent shows.
+    let script = format!("exec -a {} {} 30", argv.join(" "), program.display());
+    Command::new("bash")
+        .args(["-c", &script])
+        .env("ZELLIJ_PANE_ID", pane.to_string())
+        .env("ZELLIJ_SESSION_NAME", session)
+        .current_dir(rig.dir.path().join("work"))
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn codex_and_gemini_typed_into_a_shell_after_the_watcher_started_are_found() {
+    // Issue 22: the watcher's /proc scan knew only Claude Code; a Codex or
+    // Gemini CLI started later in a shell was never bound.
+    let mut rig = Rig::new("watch-late-kinds");
+    rig.watch();
+    std::thread::sleep(Duration::from_millis(1500));
+    let session = rig.session.clone();
+    let codex = stand_in(&rig, &session, 11, &["codex"]);
+    let gemini = stand_in(&rig, &session, 12, &["gemini"]);
+    rig.children.extend([codex, gemini]);
+    rig.until("both kinds found by the watcher", |r| {
+        let pushed = r.pushed();
+        let kind_of = |pane: u32| {
+            pushed
+                .iter()
+                .rev()
+                .find(|p| p["pane"] == pane)
+                .and_then(|p| p["agent"]["kind"].as_str().map(str::to_owned))
+        };
+        kind_of(11).as_deref() == Some("codex") && kind_of(12).as_deref() == Some("gemini")
+    });
+}

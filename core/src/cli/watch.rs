@@ -36,7 +36,7 @@ use turnstile_core::agent::gemini::chat::classify_chat;
 use turnstile_core::agent::{AgentKind, TranscriptClassifier};
 use turnstile_core::protocol::PaneReport;
 use turnstile_core::transcript::{classify_tail, TailOptions};
-use turnstile_core::{panes, Source};
+use turnstile_core::Source;
 
 /// How often /proc is looked at for agents that started or exited.
 const SCAN_EVERY: Duration = Duration::from_secs(1);
@@ -476,13 +476,15 @@ impl ProcessScan {
     }
 }
 
+/// True when a command line runs an agent of any kind the agent model
+/// knows (an agent typed into a shell after the watcher started included).
 fn is_agent_cmdline(cmdline: &[u8]) -> bool {
     let argv: Vec<String> = cmdline
         .split(|&b| b == 0)
         .filter(|s| !s.is_empty())
         .map(|s| String::from_utf8_lossy(s).into_owned())
         .collect();
-    panes::is_agent_argv(&argv)
+    AgentKind::of_argv(&argv).is_some()
 }
 
 /// Creations, writes, removals and renames. Opens, reads and metadata
