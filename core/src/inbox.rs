@@ -14,6 +14,7 @@ use crate::agent::AgentKind;
 use crate::arbiter::Edge;
 use crate::bar::elapsed;
 use crate::panes::Pane;
+use crate::text::first_line;
 use crate::verdict::{Millis, State};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
@@ -23,7 +24,6 @@ pub const DEFAULT_CAPACITY: usize = 200;
 /// Longest answer kept per entry (bytes).
 pub const MAX_ANSWER_BYTES: usize = 256 * 1024;
 /// Longest first line shown (chars).
-pub const MAX_LINE_CHARS: usize = 200;
 
 /// One finished turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,13 +175,6 @@ pub enum Action {
         /// The target terminal pane.
         to: u32,
     },
-}
-
-/// The first non-empty line of `text`, trimmed, without control
-/// characters, cut to [`MAX_LINE_CHARS`].
-pub fn first_line(text: &str) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    line.chars().filter(|c| !c.is_control()).take(MAX_LINE_CHARS).collect()
 }
 
 fn cap_answer(answer: &str) -> String {

@@ -38,6 +38,7 @@ pub mod panes;
 pub mod protocol;
 pub mod screen;
 pub mod session;
+pub mod text;
 pub mod transcript;
 pub mod verdict;
 

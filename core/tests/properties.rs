@@ -3,6 +3,9 @@
 
 use proptest::prelude::*;
 use std::io::Cursor;
+use turnstile_core::agent::codex::rollout::{classify_rollout_tail, RolloutClassifier};
+use turnstile_core::agent::gemini::chat::{classify_chat, ChatClassifier};
+use turnstile_core::agent::AgentKind;
 use turnstile_core::transcript::{classify_tail, Classifier, TailOptions};
 use turnstile_core::{ansi, screen};
 
@@ -82,5 +85,67 @@ proptest! {
         prop_assert!(!start.starts_with(['/', '\\', '!', '@', '#']), "{:?} -> {:?}", text, out);
         prop_assert!(out.chars().all(|c| c == '\n' || c == '\t' || !(c.is_control() || turnstile_core::flow::is_format(c))), "{:?}", out);
         prop_assert_eq!(turnstile_core::flow::sanitize(&out), out.clone());
+    }
+}
+
+/// Lines that look like Codex rollout and Gemini CLI chat log lines, mixed
+/// with junk, so each parser's deeper branches are reached.
+fn agent_log_line() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(br#"{"type":"session_meta","payload":{"id":"s","cwd":"/w"}}"#.to_vec()),
+        Just(br#"{"type":"event_msg","payload":{"type":"task_started","turn_id":"t"}}"#.to_vec()),
+        Just(br#"{"type":"event_msg","payload":{"type":"task_complete","last_agent_message":"ok"}}"#.to_vec()),
+        Just(br#"{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}"#.to_vec()),
+        Just(br#"{"type":"event_msg","payload":{"type":"error","message":"boom"}}"#.to_vec()),
+        Just(br#"{"sessionId":"s","projectHash":"h","startTime":"t","kind":"main"}"#.to_vec()),
+        Just(br#"{"id":"u1","type":"user","content":[{"text":"go"}]}"#.to_vec()),
+        Just(br#"{"id":"g1","type":"gemini","content":"done","toolCalls":[]}"#.to_vec()),
+        Just(br#"{"$set":{"messages":[]}}"#.to_vec()),
+        Just(br#"{"id":"e1","type":"error","content":"HTTP 400"}"#.to_vec()),
+        Just(br#"{"id":"i1","type":"info","content":"Request cancelled."}"#.to_vec()),
+        Just(br#"{"type":5,"payload":[],"id":{}}"#.to_vec()),
+        proptest::collection::vec(any::<u8>(), 0..200),
+    ]
+}
+
+proptest! {
+    /// Issue 22: the never-panics properties cover every kind's parsers,
+    /// screen rules and input box reading, not only Claude Code's.
+    #[test]
+    fn arbitrary_logs_never_panic_the_codex_and_gemini_classifiers(
+        lines in proptest::collection::vec(agent_log_line(), 0..30),
+        cuts in proptest::collection::vec(any::<usize>(), 0..8),
+    ) {
+        let mut data = Vec::new();
+        for l in &lines {
+            data.extend_from_slice(l);
+            data.push(b'\n');
+        }
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (data.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut rollout = RolloutClassifier::new();
+        let mut chat = ChatClassifier::new();
+        let mut from = 0;
+        for cut in cuts.into_iter().chain([data.len()]) {
+            rollout.feed(&data[from..cut]);
+            chat.feed(&data[from..cut]);
+            from = cut;
+        }
+        let mut whole = RolloutClassifier::new();
+        whole.feed(&data);
+        prop_assert_eq!(rollout.verdict(), whole.verdict(), "split appends agree");
+        let _ = chat.verdict();
+        let _ = classify_rollout_tail(&mut Cursor::new(&data)).map(|c| c.verdict());
+        let _ = classify_chat(&mut Cursor::new(&data)).map(|c| c.verdict());
+    }
+
+    #[test]
+    fn arbitrary_screens_and_titles_never_panic_any_kind(text in any::<String>(), title in any::<String>()) {
+        let plain = ansi::strip(&text);
+        let rows: Vec<&str> = plain.lines().collect();
+        for kind in AgentKind::ALL {
+            let _ = kind.classify_screen(&rows, &title);
+            let _ = kind.input_draft(&rows);
+        }
     }
 }

@@ -64,14 +64,14 @@ enum Command {
         /// A file holding the screen, or `-` for stdin.
         #[arg(default_value = "-")]
         file: PathBuf,
-        /// Whose screen: claude (default) or codex.
+        /// Whose screen: claude (default), codex or gemini.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         agent: AgentKind,
         /// The pane's terminal title (Codex shows its state there too).
         #[arg(long, default_value = "")]
         title: String,
     },
-    /// Classify a Claude Code JSONL transcript from its tail: {"state", "answer", …}.
+    /// Classify an agent's log from its tail (a Claude Code transcript, a Codex rollout or a Gemini CLI chat log, told apart by name and first line): {"state", "answer", …}.
     Transcript {
         /// The transcript file.
         file: PathBuf,
@@ -135,7 +135,7 @@ enum Command {
         /// Shown in prompts and answers.
         #[arg(long, default_value = "agent")]
         name: String,
-        /// The agent to play: claude (default) or codex.
+        /// The agent to play: claude (default), codex or gemini.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         kind: AgentKind,
         /// Its home to write into (default: $TMPDIR/turnstile-demo/.claude or .codex).
@@ -165,14 +165,14 @@ enum Command {
     /// What Claude Code runs for its hook events: reads the event on stdin,
     /// records the pane binding, pushes the verdict to the plugin. Always exits 0.
     Hook {
-        /// The agent that runs the hook: claude or codex.
+        /// The agent that runs the hook: claude (default), codex or gemini.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         agent: AgentKind,
     },
     /// Add turnstile's hooks to Claude Code's settings, or Codex's
     /// hooks.json with `--agent codex` (a backup is kept).
     InstallHooks {
-        /// Whose hooks: claude (default) or codex.
+        /// Whose hooks: claude (default), codex or gemini.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         agent: AgentKind,
         /// The project's .claude/settings.json instead of the user's.
@@ -189,7 +189,7 @@ enum Command {
     /// Remove turnstile's hooks from Claude Code's settings or Codex's
     /// hooks.json (a backup is kept).
     UninstallHooks {
-        /// Whose hooks: claude (default) or codex.
+        /// Whose hooks: claude (default), codex or gemini.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         agent: AgentKind,
         /// The project's .claude/settings.json instead of the user's.

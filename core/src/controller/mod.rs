@@ -1406,8 +1406,7 @@ fn send_entries<T: serde::Serialize>(out: &mut Vec<Effect>, copies: &[u32], entr
 
 /// The first line of a command's error output, if any.
 fn first_line(bytes: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(bytes);
-    text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_owned)
+    Some(crate::text::first_line(&String::from_utf8_lossy(bytes))).filter(|l| !l.is_empty())
 }
 
 #[cfg(test)]

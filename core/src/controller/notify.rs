@@ -21,8 +21,8 @@
 use super::{Effect, CTX_KIND};
 use crate::arbiter::Edge;
 use crate::attention;
-use crate::inbox::first_line;
 use crate::panes::{Pane, PaneTable};
+use crate::text::first_line;
 use crate::verdict::{Millis, State};
 use std::collections::BTreeMap;
 

@@ -6,13 +6,11 @@
 //! ([`super::tail`]), which runs this classifier from the last turn's start.
 
 use super::line::{self, AssistantPart, Event, LineMeta, Stop};
-use super::lines::{LineBuffer, Piece};
+use super::lines::{LineBuffer, Piece, MAX_LINE_BYTES};
 use super::TranscriptVerdict;
+use crate::text::first_line;
 use crate::verdict::State;
 use std::collections::{HashSet, VecDeque};
-
-/// A line longer than this is skipped (with a reason) instead of buffered.
-pub const MAX_LINE_BYTES: usize = 256 << 20;
 
 /// How many recent `parentUuid`s are remembered to recognise a prompt that
 /// was written after the lines that answer it (a late prompt is seen within
@@ -381,14 +379,6 @@ fn describe_pos(p: LinePos) -> String {
     match p.number {
         Some(n) => format!("line {n}, bytes {}..{}", p.start, p.end),
         None => format!("bytes {}..{}", p.start, p.end),
-    }
-}
-
-fn first_line(text: &str) -> &str {
-    let line = text.lines().next().unwrap_or("");
-    match line.char_indices().nth(120) {
-        Some((cut, _)) => &line[..cut],
-        None => line,
     }
 }
 

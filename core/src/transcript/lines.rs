@@ -2,6 +2,10 @@
 //! line is held until its newline, a line longer than a limit is skipped
 //! (and reported) instead of buffered. Shared by every transcript classifier.
 
+/// A line longer than this is skipped (and reported) instead of buffered,
+/// by every log classifier alike.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
 /// One complete line out of the appended bytes.
 pub enum Piece<'a> {
     /// A line, newline included.

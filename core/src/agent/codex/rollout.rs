@@ -10,15 +10,13 @@
 //! cold path reads the first line (the session) and the last turn, found
 //! backwards from the end; both agree on every prefix.
 
-use crate::transcript::lines::{LineBuffer, Piece};
+use crate::transcript::lines::{LineBuffer, Piece, MAX_LINE_BYTES};
 use crate::transcript::TranscriptVerdict;
 use crate::verdict::State;
 use serde::Deserialize;
 use serde_json::Value;
 use std::io::{self, Read, Seek, SeekFrom};
 
-/// A line longer than this is skipped (with a reason) instead of buffered.
-pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// The cold path reads at most this much of the first line for the session id.
 const MAX_META_BYTES: u64 = 4 << 20;
 /// The cold path gives up looking for the turn start after this many bytes.

@@ -17,14 +17,12 @@
 //! file (the log is rewritten in place, so its tail alone cannot be trusted);
 //! both paths share this classifier and agree on every prefix.
 
-use crate::transcript::lines::{LineBuffer, Piece};
+use crate::transcript::lines::{LineBuffer, Piece, MAX_LINE_BYTES};
 use crate::transcript::TranscriptVerdict;
 use crate::verdict::State;
 use serde_json::Value;
 use std::io::{self, Read};
 
-/// A line longer than this is skipped (with a reason) instead of buffered.
-pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// The cold path reads at most this much of a chat log: a larger one is an
 /// error that says so (a log is one session's, far smaller in practice).
 pub const MAX_CHAT_BYTES: u64 = 64 << 20;
