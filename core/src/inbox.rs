@@ -23,7 +23,6 @@ use std::collections::{BTreeMap, VecDeque};
 pub const DEFAULT_CAPACITY: usize = 200;
 /// Longest answer kept per entry (bytes).
 pub const MAX_ANSWER_BYTES: usize = 256 * 1024;
-/// Longest first line shown (chars).
 
 /// One finished turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
