@@ -309,8 +309,11 @@ pub struct Controller {
     /// A follower draws once more on its next tick (zellij can drop the
     /// render of a copy whose tab is just being shown).
     redraw_again: bool,
-    /// Followers that were sent rows at least once.
-    ever_synced: BTreeSet<u32>,
+    /// The agent panes (ids and names) each follower was last sent: a copy
+    /// in a hidden tab gets the rows again when they change, so it never
+    /// shows "no agent panes" or a pane set of the past when its tab is
+    /// viewed (state changes alone reach it when it is viewed).
+    synced_panes: BTreeMap<u32, Vec<(u32, String)>>,
     /// Followers that have not been sent the latest rows.
     stale_followers: BTreeSet<u32>,
     /// Where the attention jumps have been.
@@ -365,7 +368,7 @@ impl Controller {
             panes: Vec::new(),
             drawn: None,
             redraw_again: false,
-            ever_synced: BTreeSet::new(),
+            synced_panes: BTreeMap::new(),
             stale_followers: BTreeSet::new(),
             out: Vec::new(),
         };
@@ -681,7 +684,7 @@ impl Controller {
             // It listens now (rows sent before it had loaded are lost): it
             // gets them at once, viewed or not.
             self.stale_followers.insert(*id);
-            self.ever_synced.remove(id);
+            self.synced_panes.remove(id);
         }
         self.set_viewed(viewed);
     }
@@ -726,25 +729,28 @@ impl Controller {
         if !self.role.is_leader() {
             return;
         }
+        let summaries = self.table.summaries();
+        let panes: Vec<(u32, String)> = summaries.iter().map(|s| (s.pane, s.name.clone())).collect();
         let due: Vec<u32> = self
             .role
             .followers()
             .iter()
             .filter(|f| self.stale_followers.contains(&f.id))
-            // A copy that never had rows gets them at once: it would show
-            // "no agent panes" for a moment when its tab is viewed.
-            .filter(|f| self.viewed_tabs.contains(&f.tab) || !self.ever_synced.contains(&f.id))
+            // A copy whose pane set is out of date gets the rows at once,
+            // viewed or not: it would show "no agent panes" (or panes long
+            // gone) for a moment when its tab is viewed.
+            .filter(|f| self.viewed_tabs.contains(&f.tab) || self.synced_panes.get(&f.id) != Some(&panes))
             .map(|f| f.id)
             .collect();
         if due.is_empty() {
             return;
         }
-        let Ok(payload) = serde_json::to_string(&self.table.summaries()) else {
+        let Ok(payload) = serde_json::to_string(&summaries) else {
             return;
         };
         for copy in due {
             self.stale_followers.remove(&copy);
-            self.ever_synced.insert(copy);
+            self.synced_panes.insert(copy, panes.clone());
             self.out.push(Effect::SendToCopy {
                 copy,
                 name: PIPE_SYNC,

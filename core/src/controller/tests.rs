@@ -448,6 +448,34 @@ fn a_copy_that_announces_itself_gets_the_rows_even_in_a_hidden_tab() {
     assert!(synced, "{effects:?}");
 }
 
+/// Issue 21 (under load, e2e): a hidden copy was sent rows once, while the
+/// table was still empty, and showed "no agent panes" when its tab was
+/// viewed. It now gets the rows whenever the set of agent panes changes;
+/// state changes alone still wait until its tab is viewed.
+#[test]
+fn a_hidden_copy_gets_the_rows_when_the_agent_panes_change_not_on_every_state() {
+    let mut rig = Rig::leader(&[]);
+    let synced = |effects: &[Effect]| {
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::SendToCopy { copy: 5, name, .. } if *name == PIPE_SYNC))
+    };
+    let state = rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    assert!(
+        !synced(&state),
+        "a state change alone waits for the tab to be viewed: {state:?}"
+    );
+    let mut panes = pane_list(&[(1, 0), (5, 1)]);
+    panes.push(terminal(3, 0, "c", false));
+    let grown = rig.send(Event::Panes(panes));
+    assert!(synced(&grown), "a new agent pane reaches the hidden copy: {grown:?}");
+    let third = rig.push(&[report(3, State::Done, Source::Transcript, T0 + 5, Some("x"))]);
+    assert!(
+        !synced(&third),
+        "a state change alone waits for the tab to be viewed: {third:?}"
+    );
+}
+
 #[test]
 fn nothing_visible_changed_means_no_redraw() {
     let mut rig = Rig::leader(&[]);
