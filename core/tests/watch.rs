@@ -521,3 +521,31 @@ fn codex_and_gemini_typed_into_a_shell_after_the_watcher_started_are_found() {
         kind_of(11).as_deref() == Some("codex") && kind_of(12).as_deref() == Some("gemini")
     });
 }
+
+#[test]
+fn status_with_a_pane_bound_to_a_fifo_answers_for_every_pane_at_once() {
+    // Issue 21: one pane bound to a FIFO blocked `status` for every pane.
+    let mut rig = Rig::new("status-fifo");
+    rig.watching(&[1, 2]);
+    let t1 = rig.transcript_of(1);
+    std::fs::remove_file(&t1).unwrap();
+    assert!(Command::new("mkfifo").arg(&t1).status().unwrap().success());
+    let started = Instant::now();
+    let out = Command::new(BIN)
+        .args(["status", "--json", "--session", &rig.session])
+        .env("TMPDIR", rig.dir.path())
+        .env("XDG_STATE_HOME", rig.dir.path().join("state"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let panes: Vec<u64> = report["panes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p["agent"].is_null())
+        .filter_map(|p| p["pane"].as_u64())
+        .collect();
+    assert_eq!(panes, [1, 2], "{report}");
+}
