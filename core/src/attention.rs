@@ -7,7 +7,6 @@
 //! waiting (longest waiting first), failed, done (oldest first), interrupted;
 //! within a rank the older state comes first.
 
-use crate::bar::Segment;
 use crate::verdict::{Millis, State};
 
 /// Presses further apart than this start again at the most urgent pane.
@@ -30,15 +29,28 @@ pub fn order(state: State, unseen: bool, since: Millis, pane: u32) -> Option<(u8
     rank(state, unseen).map(|r| (r, since, pane))
 }
 
+/// Where one pane stands, as far as attention goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Standing {
+    /// Terminal pane id.
+    pub pane: u32,
+    /// Fused state.
+    pub state: State,
+    /// Finished while unfocused, not seen since.
+    pub unseen: bool,
+    /// When the state began.
+    pub since: Millis,
+}
+
 /// How many panes need you.
-pub fn count(segments: &[Segment]) -> usize {
-    segments.iter().filter(|s| rank(s.state, s.unseen).is_some()).count()
+pub fn count(panes: impl IntoIterator<Item = Standing>) -> usize {
+    panes.into_iter().filter(|s| rank(s.state, s.unseen).is_some()).count()
 }
 
 /// The panes that need you, most urgent first.
-pub fn queue(segments: &[Segment]) -> Vec<u32> {
-    let mut needing: Vec<(u8, Millis, u32)> = segments
-        .iter()
+pub fn queue(panes: impl IntoIterator<Item = Standing>) -> Vec<u32> {
+    let mut needing: Vec<(u8, Millis, u32)> = panes
+        .into_iter()
         .filter_map(|s| order(s.state, s.unseen, s.since, s.pane))
         .collect();
     needing.sort_unstable();
@@ -73,17 +85,13 @@ impl Cycle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::AgentKind;
 
-    fn seg(pane: u32, state: State, unseen: bool, since: Millis) -> Segment {
-        Segment {
+    fn seg(pane: u32, state: State, unseen: bool, since: Millis) -> Standing {
+        Standing {
             pane,
-            name: format!("p{pane}"),
             state,
-            confirmed: true,
-            since,
             unseen,
-            kind: AgentKind::Claude,
+            since,
         }
     }
 
@@ -98,7 +106,7 @@ mod tests {
             seg(6, State::Waiting, true, 20),
             seg(7, State::Working, false, 0),
         ];
-        assert_eq!(queue(&segments), [6, 3, 4, 5, 1, 2]);
+        assert_eq!(queue(segments), [6, 3, 4, 5, 1, 2]);
     }
 
     #[test]
@@ -109,7 +117,7 @@ mod tests {
             seg(3, State::Interrupted, false, 1),
             seg(4, State::Idle, true, 1),
         ];
-        assert!(queue(&segments).is_empty());
+        assert!(queue(segments).is_empty());
     }
 
     #[test]

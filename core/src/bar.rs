@@ -74,6 +74,18 @@ pub struct Segment {
     pub kind: AgentKind,
 }
 
+impl Segment {
+    /// Where it stands for attention.
+    pub fn standing(&self) -> attention::Standing {
+        attention::Standing {
+            pane: self.pane,
+            state: self.state,
+            unseen: self.unseen,
+            since: self.since,
+        }
+    }
+}
+
 /// What a click on the bar lands on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hit {
@@ -116,7 +128,7 @@ enum Detail {
 /// kind (`cc`, `cx`) after the pane name.
 pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette, message: Option<&str>) -> Rendered {
     let tags = segments.iter().any(|s| s.kind != segments[0].kind);
-    let needing = attention::count(segments);
+    let needing = attention::count(segments.iter().map(Segment::standing));
     let detail = [Detail::Full, Detail::NoName, Detail::Minimal]
         .into_iter()
         .find(|d| plain_width(segments, now, *d, tags, message, needing) <= cols)

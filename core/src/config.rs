@@ -7,16 +7,7 @@ use crate::bar::{Color, Palette};
 use crate::flow::{parse_rules, FlowRule, FlowSettings};
 use std::collections::BTreeMap;
 
-/// Which panes get a segment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Watch {
-    /// Panes that show an agent (screen shapes, running command, host binding).
-    Auto,
-    /// Every terminal pane.
-    All,
-    /// Only panes with these titles.
-    Titles(Vec<String>),
-}
+pub use crate::panes::Watch;
 
 /// What this instance of the plugin is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -10,7 +10,6 @@
 
 use crate::agent::AgentKind;
 use crate::arbiter::{Edge, PaneArbiter};
-use crate::config::Watch;
 use crate::protocol::{PaneReport, PaneSummary};
 use crate::screen::{Rule, ScreenVerdict};
 use crate::verdict::{Millis, Source, State, Verdict};
@@ -105,26 +104,15 @@ impl Pane {
     }
 }
 
-/// Command names that run an agent.
-const AGENT_COMMANDS: &[&str] = &["claude", "claude-code"];
-
-/// True when a pane's running command is an agent.
-pub fn is_agent_command(command: &str) -> bool {
-    command.split_whitespace().take(2).any(|word| {
-        let name = word.rsplit('/').next().unwrap_or(word);
-        AGENT_COMMANDS.contains(&name) || word.contains("claude-code/cli")
-    })
-}
-
-/// True when a process's argv is an agent: Claude Code (native or `cli.js`)
-/// or turnstile's own simulated agents (`turnstile demo-agent`, `turnstile replay`).
-pub fn is_agent_argv(argv: &[String]) -> bool {
-    let Some(first) = argv.first() else {
-        return false;
-    };
-    let program = first.rsplit('/').next().unwrap_or(first);
-    let simulated = program == "turnstile" && matches!(argv.get(1).map(String::as_str), Some("demo-agent" | "replay"));
-    simulated || is_agent_command(&argv.iter().take(3).cloned().collect::<Vec<_>>().join(" "))
+/// Which panes get a segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Watch {
+    /// Panes that show an agent (screen shapes, running command, host binding).
+    Auto,
+    /// Every terminal pane.
+    All,
+    /// Only panes with these titles.
+    Titles(Vec<String>),
 }
 
 /// Every terminal pane of the session.
@@ -429,27 +417,5 @@ mod tests {
         see(&mut t, 2, &["✽ Pondering… (1s)"], 1);
         let shown: Vec<u32> = t.agents().iter().map(|p| p.meta.id).collect();
         assert_eq!(shown, vec![1]);
-    }
-
-    #[test]
-    fn agent_argvs() {
-        let argv = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
-        assert!(is_agent_argv(&argv("/usr/local/bin/turnstile demo-agent --name a")));
-        assert!(is_agent_argv(&argv("node /x/@anthropic-ai/claude-code/cli.js")));
-        assert!(!is_agent_argv(&argv("/usr/local/bin/turnstile status")));
-        assert!(!is_agent_argv(&[]));
-    }
-
-    #[test]
-    fn agent_commands() {
-        assert!(is_agent_command("claude"));
-        assert!(is_agent_command(
-            "/home/u/.local/bin/claude --dangerously-skip-permissions"
-        ));
-        assert!(is_agent_command(
-            "node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"
-        ));
-        assert!(!is_agent_command("vim claude.md"));
-        assert!(!is_agent_command("bash"));
     }
 }

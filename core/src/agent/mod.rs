@@ -4,6 +4,7 @@
 //! same for every kind. Claude Code's rules live in [`crate::screen`] and
 //! [`crate::transcript`]; Codex CLI's in [`codex`]; Gemini CLI's in [`gemini`].
 
+pub mod claude;
 pub mod codex;
 pub mod gemini;
 
@@ -37,7 +38,7 @@ impl AgentKind {
             Some(AgentKind::Codex)
         } else if gemini::is_gemini_argv(argv) {
             Some(AgentKind::Gemini)
-        } else if crate::panes::is_agent_argv(argv) {
+        } else if claude::is_claude_argv(argv) {
             Some(AgentKind::Claude)
         } else {
             None
@@ -50,7 +51,7 @@ impl AgentKind {
             Some(AgentKind::Codex)
         } else if gemini::is_gemini_command(command) {
             Some(AgentKind::Gemini)
-        } else if crate::panes::is_agent_command(command) {
+        } else if claude::is_claude_command(command) {
             Some(AgentKind::Claude)
         } else {
             None

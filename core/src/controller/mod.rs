@@ -1217,7 +1217,7 @@ impl Controller {
             return;
         }
         let segments = self.segments();
-        let queue = attention::queue(&segments);
+        let queue = attention::queue(segments.iter().map(Segment::standing));
         let Some(pane) = self.cycle.next(&queue, now) else {
             self.say("nothing needs you".into(), now);
             return self.answer(from, "nothing needs you\n".into());
