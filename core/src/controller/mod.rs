@@ -301,6 +301,10 @@ pub struct Controller {
     watcher: WatcherRun,
     delivery: Delivery,
     reports_held: bool,
+    /// Render reports were just subscribed to: what panes drew before is
+    /// in no report (a pane that printed once before the bar loaded, on a
+    /// busy machine): every pane is read once at the next tick.
+    catch_up_screens: bool,
     commands_held: bool,
     /// The last pane list (views changing recompute focus).
     panes: Vec<PaneEntry>,
@@ -364,6 +368,7 @@ impl Controller {
             storm: Storm::default(),
             watcher: WatcherRun::default(),
             reports_held: false,
+            catch_up_screens: false,
             commands_held: false,
             panes: Vec::new(),
             drawn: None,
@@ -900,6 +905,9 @@ impl Controller {
             return;
         }
         *held = wanted;
+        if wanted && subscription == Subscription::RenderReports {
+            self.catch_up_screens = true;
+        }
         self.out.push(match wanted {
             true => Effect::Subscribe(subscription),
             false => Effect::Unsubscribe(subscription),
@@ -924,6 +932,15 @@ impl Controller {
     /// panes, where an agent only its screen shows may start (one run over
     /// ssh, say): once seen, reports are taken again.
     fn poll_unreported_panes(&mut self, now: Millis, screens: &mut dyn Screens) -> bool {
+        if std::mem::take(&mut self.catch_up_screens) {
+            let all: Vec<u32> = self
+                .table
+                .ids()
+                .into_iter()
+                .filter(|id| self.screen_matters(*id, now))
+                .collect();
+            return self.read_viewports(all, now, screens);
+        }
         if now.saturating_sub(self.last_hidden_poll) < self.config.hidden_poll_ms {
             return false;
         }

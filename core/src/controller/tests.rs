@@ -476,6 +476,32 @@ fn a_hidden_copy_gets_the_rows_when_the_agent_panes_change_not_on_every_state() 
     );
 }
 
+/// Issue 21 (under load, e2e): a shell pane drew an agent's spinner once,
+/// before the bar had loaded and subscribed to render reports, then drew
+/// nothing more: no report ever carried it. Every pane is read once when
+/// the subscription starts.
+#[test]
+fn what_panes_drew_before_the_subscription_is_read_once_at_the_next_tick() {
+    let mut rig = Rig::new(1, &[]);
+    rig.screens
+        .viewports
+        .insert(7, vec!["✽ Pondering… (1s)".into(), String::new()]);
+    let mut shell = terminal(7, 0, "guess", true);
+    shell.command = Some("bash".into());
+    rig.send(Event::Tabs(vec![TabView {
+        position: 0,
+        viewed: true,
+    }]));
+    rig.send(Event::Panes(vec![shell, copy(1, 0)]));
+    assert_eq!(rig.state_of(7), State::Unknown);
+    rig.timer_at(rig.now + TICK_MS);
+    assert_eq!(
+        rig.state_of(7),
+        State::Working,
+        "read once the reports were subscribed to"
+    );
+}
+
 #[test]
 fn nothing_visible_changed_means_no_redraw() {
     let mut rig = Rig::leader(&[]);
