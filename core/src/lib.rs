@@ -10,7 +10,8 @@
 //! so the same code runs in the native CLI and in the wasm plugin.
 //!
 //! ```
-//! use turnstile_core::{screen, transcript::Classifier, State};
+//! use turnstile_core::agent::claude::screen;
+//! use turnstile_core::{transcript::Classifier, State};
 //!
 //! let rows = ["● Done.", "✻ Brewed for 4s · done 7:23 PM"];
 //! assert_eq!(screen::classify(&rows).state, State::Done);

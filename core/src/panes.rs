@@ -330,7 +330,7 @@ impl PaneTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::screen;
+    use crate::agent::claude::screen;
 
     fn meta(id: u32, title: &str, focused: bool) -> PaneMeta {
         PaneMeta {

@@ -261,3 +261,30 @@ fn no_home_is_an_error_not_the_current_folder() {
     one_line_error(&out, "HOME is not set");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing made here");
 }
+
+#[test]
+fn explain_reads_a_screen_with_the_agent_kind_given() {
+    // Issue 22: `explain` ran only Claude Code's matcher.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/codex/frames");
+    let frame = format!("{dir}/slow-done.txt");
+    let title = std::fs::read_to_string(format!("{dir}/slow-done.title")).unwrap();
+    let title = title.trim_end();
+    let screen = json(&run(&["screen", &frame, "--agent", "codex", "--title", title], b""));
+    let out = run(
+        &[
+            "explain", &frame, "--as", "screen", "--agent", "codex", "--title", title,
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("agent: codex\n"), "{text}");
+    assert!(
+        text.contains(&format!("state: {}\n", screen["state"].as_str().unwrap())),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("rule: {}\n", screen["rule"].as_str().unwrap())),
+        "{text}"
+    );
+}

@@ -8,7 +8,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 
-use crate::screen::{self, ScreenVerdict};
+use crate::screen::ScreenVerdict;
 use crate::transcript::{Classifier, TranscriptVerdict};
 use serde::{Deserialize, Serialize};
 
@@ -84,7 +84,7 @@ impl AgentKind {
     /// Classifies the pane's screen (rows) and terminal title.
     pub fn classify_screen<'a, S: AsRef<str>>(self, rows: &'a [S], title: &str) -> ScreenVerdict<'a> {
         match self {
-            AgentKind::Claude => screen::classify(rows),
+            AgentKind::Claude => claude::screen::classify(rows),
             AgentKind::Codex => codex::screen::classify(rows, title),
             AgentKind::Gemini => gemini::screen::classify(rows, title),
         }

@@ -3,14 +3,20 @@
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::path::Path;
+use turnstile_core::agent::AgentKind;
 use turnstile_core::{ansi, screen};
 
-/// Explains a screen dump.
-pub fn screen(text: &str) -> String {
+/// Explains a screen dump of an agent of `kind` (with its pane's title).
+pub fn screen(text: &str, kind: AgentKind, title: &str) -> String {
     let plain = ansi::strip(text);
     let rows: Vec<&str> = plain.lines().collect();
-    let v = screen::classify(&rows);
-    let mut out = format!("state: {}\nsource: screen\nrule: {}\n", v.state, v.rule.id());
+    let v = kind.classify_screen(&rows, title);
+    let mut out = format!(
+        "agent: {}\nstate: {}\nsource: screen\nrule: {}\n",
+        kind.name(),
+        v.state,
+        v.rule.id()
+    );
     match (v.row, v.line) {
         (Some(row), Some(line)) => {
             let _ = writeln!(out, "decided by row {} of {}: {line}", row + 1, rows.len());

@@ -206,6 +206,12 @@ enum Command {
         /// What the file is; guessed from its content when not given.
         #[arg(long = "as", value_enum)]
         kind: Option<InputKind>,
+        /// Whose screen a dump is: claude (default), codex or gemini.
+        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        agent: AgentKind,
+        /// The pane's terminal title, for a screen dump.
+        #[arg(long, default_value = "")]
+        title: String,
     },
 }
 
@@ -296,13 +302,18 @@ fn dispatch(command: Command) -> Result<()> {
             project,
             dry_run,
         } => install_hooks(agent, project, dry_run, true, false),
-        Command::Explain { file, kind } => {
+        Command::Explain {
+            file,
+            kind,
+            agent,
+            title,
+        } => {
             let kind = match kind {
                 Some(k) => k,
                 None => guess_kind(&file)?,
             };
             let text = match kind {
-                InputKind::Screen => explain::screen(&read_text(&file)?),
+                InputKind::Screen => explain::screen(&read_text(&file)?, agent, &title),
                 InputKind::Transcript => explain::transcript(&file)?,
             };
             write_out(&text)
@@ -311,7 +322,7 @@ fn dispatch(command: Command) -> Result<()> {
 }
 
 fn parse_agent(name: &str) -> Result<AgentKind, String> {
-    AgentKind::parse(name).ok_or_else(|| format!("unknown agent `{name}` (claude, codex)"))
+    AgentKind::parse(name).ok_or_else(|| format!("unknown agent `{name}` (claude, codex, gemini)"))
 }
 
 fn install_hooks(agent: AgentKind, project: bool, dry_run: bool, uninstall: bool, recent_events: bool) -> Result<()> {

@@ -1,6 +1,8 @@
 //! Claude Code (`@anthropic-ai/claude-code`: the native `claude` binary,
 //! or `cli.js` run by node): how its process and its pane's command are
-//! recognised.
+//! recognised, and its screen rules ([`screen`]).
+
+pub mod screen;
 
 /// Command names that run Claude Code.
 const COMMANDS: &[&str] = &["claude", "claude-code"];
