@@ -9,8 +9,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use turnstile_core::agent::claude::screen;
+use turnstile_core::agent::claude::transcript::{classify_tail, Classifier, TailOptions};
 use turnstile_core::ansi;
-use turnstile_core::transcript::{classify_tail, Classifier, TailOptions};
 
 const TOOL_TURN: &[u8] = include_bytes!("../../tests/fixtures/claude-code/2.1.332-tool/transcript.jsonl");
 

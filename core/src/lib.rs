@@ -11,7 +11,8 @@
 //!
 //! ```
 //! use turnstile_core::agent::claude::screen;
-//! use turnstile_core::{transcript::Classifier, State};
+//! use turnstile_core::agent::claude::transcript::Classifier;
+//! use turnstile_core::State;
 //!
 //! let rows = ["● Done.", "✻ Brewed for 4s · done 7:23 PM"];
 //! assert_eq!(screen::classify(&rows).state, State::Done);
@@ -38,7 +39,6 @@ pub mod inbox;
 pub mod panes;
 pub mod protocol;
 pub mod screen;
-pub mod session;
 pub mod text;
 pub mod transcript;
 pub mod verdict;

@@ -4,11 +4,11 @@
 use proptest::prelude::*;
 use std::io::Cursor;
 use turnstile_core::agent::claude::screen;
+use turnstile_core::agent::claude::transcript::{classify_tail, Classifier, TailOptions};
 use turnstile_core::agent::codex::rollout::{classify_rollout_tail, RolloutClassifier};
 use turnstile_core::agent::gemini::chat::{classify_chat, ChatClassifier};
 use turnstile_core::agent::AgentKind;
 use turnstile_core::ansi;
-use turnstile_core::transcript::{classify_tail, Classifier, TailOptions};
 
 const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/claude-code/2.1.39-hooks/transcript.jsonl");
 

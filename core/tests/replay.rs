@@ -8,10 +8,11 @@
 use serde_json::Value;
 use std::io::Cursor;
 use std::path::PathBuf;
+use turnstile_core::agent::claude::transcript::{classify_tail, TailOptions};
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
 use turnstile_core::agent::gemini::chat::classify_chat;
 use turnstile_core::agent::AgentKind;
-use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
+use turnstile_core::transcript::TranscriptVerdict;
 use turnstile_core::{ansi, State};
 
 /// Every recording of one agent kind.

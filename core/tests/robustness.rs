@@ -2,7 +2,7 @@
 //! empty, truncated and replaced files.
 
 use std::io::{Cursor, Write};
-use turnstile_core::transcript::{classify_tail, Classifier, TailOptions};
+use turnstile_core::agent::claude::transcript::{classify_tail, Classifier, TailOptions};
 use turnstile_core::State;
 
 const PROMPT: &str = r#"{"type":"user","message":{"content":"go"}}"#;

@@ -9,7 +9,8 @@ pub mod codex;
 pub mod gemini;
 
 use crate::screen::ScreenVerdict;
-use crate::transcript::{Classifier, TranscriptVerdict};
+use crate::transcript::TranscriptVerdict;
+use claude::transcript::Classifier;
 use serde::{Deserialize, Serialize};
 
 /// The coding agents turnstile understands.

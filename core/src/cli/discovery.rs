@@ -6,9 +6,9 @@ use super::home::{demo_home, AgentHome, ClaudeHome, CodexHome, GeminiHome};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use turnstile_core::agent::claude::session::SessionStatus;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::protocol::AgentBinding;
-use turnstile_core::session::SessionStatus;
 
 /// An agent process found in /proc.
 #[derive(Debug, Clone, PartialEq, Eq)]

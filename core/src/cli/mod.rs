@@ -5,9 +5,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::{json, Value};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use turnstile_core::agent::claude::session::SessionStatus;
 use turnstile_core::agent::AgentKind;
+use turnstile_core::ansi;
 use turnstile_core::transcript::TranscriptVerdict;
-use turnstile_core::{ansi, session::SessionStatus};
 
 // Host-side libraries: no command is imported by another module.
 mod binding;

@@ -13,12 +13,13 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+use turnstile_core::agent::claude::session::SessionStatus;
+use turnstile_core::agent::claude::transcript::{classify_tail, TailOptions};
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
 use turnstile_core::agent::gemini::chat::classify_chat;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::protocol::{capped_answer, HostReport, PaneReport};
-use turnstile_core::session::SessionStatus;
-use turnstile_core::transcript::{classify_tail, TailOptions, TranscriptVerdict};
+use turnstile_core::transcript::TranscriptVerdict;
 use turnstile_core::Millis;
 
 /// How long one `status` run waits for the panes' sources: a pane whose

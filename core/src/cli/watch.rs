@@ -31,11 +31,11 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::{Duration, Instant};
+use turnstile_core::agent::claude::transcript::{classify_tail, TailOptions};
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
 use turnstile_core::agent::gemini::chat::classify_chat;
 use turnstile_core::agent::{AgentKind, TranscriptClassifier};
 use turnstile_core::protocol::PaneReport;
-use turnstile_core::transcript::{classify_tail, TailOptions};
 use turnstile_core::Source;
 
 /// How often /proc is looked at for agents that started or exited.

@@ -1,23 +1,9 @@
-//! Claude Code JSONL transcripts: the authoritative source of a turn's state.
-//!
-//! - [`line`] turns one line into the event it means for the turn;
-//! - [`classifier`] folds events incrementally (feed appended bytes);
-//! - [`tail`] classifies a file cold, reading backwards from its end.
-//!
-//! Rules (ARCHITECTURE.md, invariants): the last meaningful line decides; a response
-//! with a tool call, a tool result or a prompt means working; a final
-//! response with no pending tool call and no unreported background agent is
-//! done; an interrupt marker is interrupted; a synthetic API error is failed.
-//! A final-looking answer without a stop reason (old releases) is only a
-//! *candidate* done until a later end marker or another source confirms it.
+//! Agent logs, shared by every kind: what a log says about the current turn
+//! ([`TranscriptVerdict`]) and how appended bytes become complete lines
+//! ([`lines`]). Each kind's classifier lives in `agent/<kind>/` (Claude
+//! Code's transcript, Codex's rollout, Gemini CLI's chat log).
 
-pub mod classifier;
-pub mod line;
 pub mod lines;
-pub mod tail;
-
-pub use classifier::Classifier;
-pub use tail::{classify_tail, TailOptions, TailVerdict};
 
 use crate::verdict::{Millis, Source, State, Verdict};
 use serde::Serialize;
@@ -29,7 +15,7 @@ pub struct TranscriptVerdict {
     pub state: State,
     /// Why, naming the deciding line.
     pub reason: String,
-    /// The Claude Code session id, from the lines read.
+    /// The agent's session id, from the lines read.
     pub session_id: Option<String>,
     /// When the deciding line was written (its `timestamp`, ISO 8601).
     pub since: Option<String>,

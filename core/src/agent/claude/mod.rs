@@ -1,8 +1,11 @@
 //! Claude Code (`@anthropic-ai/claude-code`: the native `claude` binary,
 //! or `cli.js` run by node): how its process and its pane's command are
-//! recognised, and its screen rules ([`screen`]).
+//! recognised, its screen rules ([`screen`]), its transcript classifier
+//! ([`transcript`]) and its session status file ([`session`]).
 
 pub mod screen;
+pub mod session;
+pub mod transcript;
 
 /// Command names that run Claude Code.
 const COMMANDS: &[&str] = &["claude", "claude-code"];

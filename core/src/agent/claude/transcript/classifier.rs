@@ -6,9 +6,9 @@
 //! ([`super::tail`]), which runs this classifier from the last turn's start.
 
 use super::line::{self, AssistantPart, Event, LineMeta, Stop};
-use super::lines::{LineBuffer, Piece, MAX_LINE_BYTES};
-use super::TranscriptVerdict;
 use crate::text::first_line;
+use crate::transcript::lines::{LineBuffer, Piece, MAX_LINE_BYTES};
+use crate::transcript::TranscriptVerdict;
 use crate::verdict::State;
 use std::collections::{HashSet, VecDeque};
 

@@ -9,7 +9,7 @@
 
 use super::classifier::{Classifier, LATE_PROMPT_WINDOW};
 use super::line::{self, Event};
-use super::TranscriptVerdict;
+use crate::transcript::TranscriptVerdict;
 use std::io::{self, Read, Seek, SeekFrom};
 
 /// Limits of the backward scan.
