@@ -82,3 +82,25 @@ impl<'a> ScreenVerdict<'a> {
         !self.active && self.state != State::Waiting
     }
 }
+
+/// What an agent's input box holds, as far as its screen tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputBox {
+    /// Certainly empty (or showing only its placeholder).
+    Empty,
+    /// Text a person typed, or stray bytes.
+    Draft(String),
+    /// Cannot be told: no box on screen, a dialog in its place, or text
+    /// that may be a dimmed suggestion (plugins get no colours).
+    Unknown,
+}
+
+impl InputBox {
+    /// The draft, when there certainly is one.
+    pub fn draft(&self) -> Option<&str> {
+        match self {
+            InputBox::Draft(text) => Some(text),
+            _ => None,
+        }
+    }
+}

@@ -146,7 +146,7 @@ proptest! {
         let rows: Vec<&str> = plain.lines().collect();
         for kind in AgentKind::ALL {
             let _ = kind.classify_screen(&rows, &title);
-            let _ = kind.input_draft(&rows);
+            let _ = kind.input_box(&rows);
         }
     }
 }

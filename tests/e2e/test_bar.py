@@ -9,10 +9,11 @@ from harness import Zellij, replay, wait_for, turnstile_bin
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def demo(name, script, pace=0.4, turns=None, listen=False, kind="claude", drop_enters=0):
+def demo(name, script, pace=0.4, turns=None, listen=False, kind="claude", drop_enters=0, deaf_ms=0):
     argv = [turnstile_bin(), "demo-agent", "--name", name, "--kind", kind, "--script", script, "--pace", str(pace)]
     argv += ["--listen"] if listen else []
     argv += ["--drop-enters", str(drop_enters)] if drop_enters else []
+    argv += ["--deaf-ms", str(deaf_ms)] if deaf_ms else []
     return argv + (["--turns", str(turns)] if turns is not None else [])
 
 
@@ -287,6 +288,20 @@ class Flows(unittest.TestCase):
             time.sleep(5)  # past every retry
             self.assertEqual([t for _, t in user_prompts(z)].count(answer), 1, "submitted exactly once")
             self.assertNotIn("not confirmed", z.bar())
+
+    def test_a_paste_lost_while_the_target_starts_up_is_pasted_again_once(self):
+        # Issue 21 under two busy loops: Claude Code, still starting up, lost
+        # the paste itself; its box stayed empty. The coder here drops all
+        # input for its first 6 s: the paste and the first Enters are lost,
+        # the empty box tells so, and the answer goes again, once.
+        panes = [("planner", demo("planner", "done", turns=1)),
+                 ("coder", demo("coder", "", turns=0, listen=True, deaf_ms=6000))]
+        with Zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
+            answer = "Answer 1 from planner: all 4 checks pass."
+            wait_for("the coder got the planner's answer", lambda: any(t == answer for _, t in user_prompts(z)), timeout=40)
+            wait_for("the coder answered", lambda: "done" in (segment(z.bar(), "coder") or ""), timeout=20)
+            time.sleep(5)
+            self.assertEqual([t for _, t in user_prompts(z)].count(answer), 1, "submitted exactly once")
 
     def test_a_busy_target_gets_the_answer_only_after_it_finishes(self):
         panes = [("fast", demo("fast", "done", turns=1)), ("slow", demo("slow", "done", turns=1, listen=True, pace=1.5))]

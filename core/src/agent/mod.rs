@@ -8,7 +8,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 
-use crate::screen::ScreenVerdict;
+use crate::screen::{InputBox, ScreenVerdict};
 use crate::transcript::TranscriptVerdict;
 use claude::transcript::Classifier;
 use serde::{Deserialize, Serialize};
@@ -91,23 +91,15 @@ impl AgentKind {
         }
     }
 
-    /// The text a person (or stray bytes) left in the pane's input box, so
-    /// a routed answer is not pasted onto it. `None` when the box is empty,
-    /// shows a placeholder, or cannot be told: Claude Code draws its
-    /// suggestions dimmed, and zellij 0.45.1 gives plugins no colours, so a
-    /// suggestion and a draft look the same there.
-    pub fn input_draft<S: AsRef<str>>(self, rows: &[S]) -> Option<String> {
+    /// What the pane's input box holds (a person's draft, stray bytes), so
+    /// a routed answer is not pasted onto it and a lost paste can be told
+    /// from a swallowed Enter.
+    pub fn input_box<S: AsRef<str>>(self, rows: &[S]) -> InputBox {
         match self {
-            AgentKind::Claude => None,
-            AgentKind::Codex => codex::screen::input_draft(rows),
-            AgentKind::Gemini => gemini::screen::input_draft(rows),
+            AgentKind::Claude => claude::screen::input_box(rows),
+            AgentKind::Codex => codex::screen::input_box(rows),
+            AgentKind::Gemini => gemini::screen::input_box(rows),
         }
-    }
-
-    /// True when [`AgentKind::input_draft`] can tell a draft from an empty
-    /// box on this kind's screen (not worth reading the screen otherwise).
-    pub fn input_box_is_readable(self) -> bool {
-        self != AgentKind::Claude
     }
 
     /// A fresh incremental classifier of this kind's transcript.

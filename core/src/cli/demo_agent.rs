@@ -61,6 +61,8 @@ pub struct DemoOptions {
     pub listen: bool,
     /// Enters to swallow first (the prompt stays as a draft until the next).
     pub drop_enters: u32,
+    /// Input dropped for this long after start (ms).
+    pub deaf_ms: u64,
     /// Which agent it plays: Claude Code or Codex CLI (its screen, title
     /// and rollout).
     pub kind: AgentKind,
@@ -79,7 +81,9 @@ pub fn parse_script(script: &str) -> Result<Vec<Outcome>> {
 pub fn run(options: DemoOptions) -> Result<()> {
     let script = parse_script(&options.script)?;
     let mut agent = Agent::new(&options)?;
-    let prompts = options.listen.then(|| listen_to_stdin(options.drop_enters));
+    let prompts = options
+        .listen
+        .then(|| listen_to_stdin(options.drop_enters, Duration::from_millis(options.deaf_ms)));
     let mut turn = 0u32;
     loop {
         let scripted_done =
@@ -114,9 +118,11 @@ pub fn run(options: DemoOptions) -> Result<()> {
 /// is one prompt. Markers written by turnstile's router arrive as
 /// `ESC[200~ … ESC[201~`, then `\r` in a separate write. The first
 /// `drop_enters` submissions are swallowed: their text stays as a draft,
-/// which the next Enter (even a bare one) submits.
-fn listen_to_stdin(mut drop_enters: u32) -> Receiver<String> {
+/// which the next Enter (even a bare one) submits. Whatever arrives within
+/// `deaf` of the start is dropped.
+fn listen_to_stdin(mut drop_enters: u32, deaf: Duration) -> Receiver<String> {
     let (tx, rx) = std::sync::mpsc::channel();
+    let hearing_from = Instant::now() + deaf;
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         let mut buf = [0u8; 4096];
@@ -125,6 +131,9 @@ fn listen_to_stdin(mut drop_enters: u32) -> Receiver<String> {
         while let Ok(n) = stdin.read(&mut buf) {
             if n == 0 {
                 return;
+            }
+            if Instant::now() < hearing_from {
+                continue;
             }
             pending.extend_from_slice(&buf[..n]);
             while let Some(prompt) = take_prompt(&mut pending) {

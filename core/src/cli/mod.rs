@@ -162,6 +162,10 @@ enum Command {
         /// later bare Enter submits it).
         #[arg(long, default_value_t = 0)]
         drop_enters: u32,
+        /// Drop everything typed or pasted for this long after start, as a
+        /// TUI still starting up on a busy machine does.
+        #[arg(long, default_value_t = 0)]
+        deaf_ms: u64,
     },
     /// What Claude Code runs for its hook events: reads the event on stdin,
     /// records the pane binding, pushes the verdict to the plugin. Always exits 0.
@@ -275,6 +279,7 @@ fn dispatch(command: Command) -> Result<()> {
             turns,
             listen,
             drop_enters,
+            deaf_ms,
         } => demo_agent::run(demo_agent::DemoOptions {
             name,
             home: home.unwrap_or_else(|| home::demo_home(kind, None)),
@@ -285,6 +290,7 @@ fn dispatch(command: Command) -> Result<()> {
             turns,
             listen,
             drop_enters,
+            deaf_ms,
         }),
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
         Command::Watch { .. } => bail!("watch is handled by run"),

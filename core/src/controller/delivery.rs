@@ -7,8 +7,11 @@
 //! target starts a turn (its working edge, or a transcript or hook showing
 //! a new turn). Until then Enter is pressed again every `RETRY_ENTER_MS`,
 //! at most `MAX_ENTERS` times in all (an Enter on an input box the first
-//! one emptied submits nothing, so a turn is never submitted twice); a
-//! delivery still unconfirmed after the last one is said in the bar.
+//! one emptied submits nothing, so a turn is never submitted twice). When
+//! the last one started no turn and the target's input box is certainly
+//! empty, the paste itself was lost (a TUI still starting up on a busy
+//! machine drops it): the answer is pasted again, `MAX_PASTES` times in
+//! all. A delivery still unconfirmed then is said in the bar.
 //!
 //! An answer is never pasted onto text standing in the target's input box
 //! (a person typing, stray bytes): it is held, the bar says why, and it is
@@ -20,6 +23,7 @@ use crate::config::Config;
 use crate::flow::{parse_rules, paste_bytes, Action, Router, Target};
 use crate::panes::{Pane, PaneTable};
 use crate::protocol::PaneReport;
+use crate::screen::InputBox;
 use crate::{Millis, Source, State};
 use std::collections::BTreeMap;
 
@@ -27,15 +31,16 @@ use std::collections::BTreeMap;
 pub const ENTER_DELAY_MS: Millis = 200;
 /// Delay between an Enter and the next one while the target shows no turn.
 pub const RETRY_ENTER_MS: Millis = 2_000;
-/// Enters pressed for one delivery at most.
+/// Enters pressed for one paste at most.
 pub const MAX_ENTERS: u32 = 3;
+/// Pastes of one delivery at most (the first, and again when it was lost).
+pub const MAX_PASTES: u32 = 3;
 
 /// How often a held answer looks at its target's input box again.
 pub const HOLD_RECHECK_MS: Millis = 500;
 
-/// What a target pane's input box holds now (read from its screen): the
-/// text, or `None` when it is empty or cannot be told.
-pub type Drafts<'a> = dyn FnMut(u32) -> Option<String> + 'a;
+/// What a target pane's input box holds now, read from its screen.
+pub type Drafts<'a> = dyn FnMut(u32) -> InputBox + 'a;
 
 /// An answer waiting for its target's input box to be empty.
 #[derive(Debug, Clone)]
@@ -53,8 +58,12 @@ pub const UNCONFIRMED: &str = "not confirmed:";
 struct Submission {
     /// When the next Enter (or, after the last, the verdict) is due.
     due: Millis,
-    /// Enters pressed so far.
+    /// Enters pressed since the last paste.
     presses: u32,
+    /// Pastes so far.
+    pastes: u32,
+    /// What was pasted, to paste again when it was lost.
+    payload: String,
     /// The target's name, for the bar.
     name: String,
 }
@@ -151,7 +160,7 @@ impl Delivery {
                 let name = table
                     .get(pane)
                     .map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
-                if let Some(draft) = drafts(pane) {
+                if let InputBox::Draft(draft) = drafts(pane) {
                     let chars = payload.chars().count();
                     let due = now + HOLD_RECHECK_MS;
                     self.held.entry(pane).or_default().push(Held {
@@ -176,6 +185,8 @@ impl Delivery {
         let submission = Submission {
             due: now + ENTER_DELAY_MS,
             presses: 0,
+            pastes: 1,
+            payload: payload.to_owned(),
             name: name.clone(),
         };
         self.unconfirmed.insert(pane, submission);
@@ -211,6 +222,15 @@ impl Delivery {
                 });
                 submission.presses += 1;
                 submission.due = now + RETRY_ENTER_MS;
+            } else if submission.pastes < MAX_PASTES && drafts(*pane) == InputBox::Empty {
+                // No turn, and nothing in the box: the paste was lost.
+                out.push(Effect::WriteToPane {
+                    pane: *pane,
+                    text: paste_bytes(&submission.payload),
+                });
+                submission.pastes += 1;
+                submission.presses = 0;
+                submission.due = now + ENTER_DELAY_MS;
             } else {
                 given_up.push(*pane);
             }
@@ -222,7 +242,7 @@ impl Delivery {
             .collect();
         if !names.is_empty() {
             said = Some(format!(
-                "{UNCONFIRMED} {} started no turn after {MAX_ENTERS} Enters (the answer may wait in its input box)",
+                "{UNCONFIRMED} {} started no turn (the answer may wait in its input box)",
                 names.join(", ")
             ));
         }
@@ -244,7 +264,7 @@ impl Delivery {
             let Some(queue) = self.held.get_mut(&pane) else {
                 continue;
             };
-            if drafts(pane).is_some() {
+            if drafts(pane).draft().is_some() {
                 queue[0].due = now + HOLD_RECHECK_MS;
                 continue;
             }

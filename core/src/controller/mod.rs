@@ -30,6 +30,7 @@ use crate::protocol::{
     PIPE_ATTENTION, PIPE_INBOX, PIPE_INBOX_ACT, PIPE_INBOX_ENTRIES, PIPE_INBOX_HELLO, PIPE_INBOX_UPDATE,
 };
 use crate::protocol::{PIPE_PANES, PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW};
+use crate::screen::InputBox;
 use crate::Millis;
 use delivery::Delivery;
 pub use inbox_view::{InboxView, Key};
@@ -257,14 +258,11 @@ impl Screens for Unread {
 }
 
 /// What each pane's input box holds now, read from its screen by its
-/// kind's rules (only for kinds whose box can be read at all).
-fn input_drafts<'a>(table: &'a PaneTable, screens: &'a mut dyn Screens) -> impl FnMut(u32) -> Option<String> + 'a {
-    move |pane| {
-        let kind = table.get(pane)?.kind;
-        if !kind.input_box_is_readable() {
-            return None;
-        }
-        kind.input_draft(&screens.viewport(pane)?)
+/// kind's rules.
+fn input_boxes<'a>(table: &'a PaneTable, screens: &'a mut dyn Screens) -> impl FnMut(u32) -> InputBox + 'a {
+    move |pane| match (table.get(pane), screens.viewport(pane)) {
+        (Some(p), Some(rows)) => p.kind.input_box(&rows),
+        _ => InputBox::Unknown,
     }
 }
 
@@ -984,7 +982,7 @@ impl Controller {
     fn on_timer(&mut self, now: Millis, screens: &mut dyn Screens) {
         self.timers.fired();
         let said = {
-            let mut drafts = input_drafts(&self.table, screens);
+            let mut drafts = input_boxes(&self.table, screens);
             self.delivery.press_due_enters(now, &mut self.out, &mut drafts)
         };
         if let Some(said) = said.filter(|_| self.role.is_leader()) {
@@ -1321,7 +1319,7 @@ impl Controller {
                     }
                     (Some(answer), inbox::Action::Route { to, .. }) => {
                         let feedback = {
-                            let mut drafts = input_drafts(&self.table, screens);
+                            let mut drafts = input_boxes(&self.table, screens);
                             self.delivery
                                 .send(&self.table, &answer, to, now, &mut self.out, &mut drafts)
                         };
@@ -1355,7 +1353,7 @@ impl Controller {
         let mut logged = Vec::new();
         for (pane, edge) in edges {
             let feedback = {
-                let mut drafts = input_drafts(&self.table, screens);
+                let mut drafts = input_boxes(&self.table, screens);
                 let acting = act.then_some((&mut self.out, &mut drafts as &mut delivery::Drafts<'_>));
                 self.delivery.on_edge(&self.table, (pane, &edge), now, acting)
             };
@@ -1405,7 +1403,7 @@ impl Controller {
 
     fn on_route_command(&mut self, from: &PipeFrom, payload: &str, now: Millis, screens: &mut dyn Screens) {
         let feedback = {
-            let mut drafts = input_drafts(&self.table, screens);
+            let mut drafts = input_boxes(&self.table, screens);
             self.delivery
                 .command(&self.table, payload, now, &mut self.out, &mut drafts)
         };

@@ -316,6 +316,35 @@ fn an_answer_waits_for_the_targets_input_box_to_be_empty() {
     assert_eq!(writes(&enter), vec![(2, "\r".to_owned())]);
 }
 
+/// Issue 21, seen again under two busy loops: Claude Code still starting
+/// up dropped the paste itself; its box stayed empty and Enter could not
+/// help. With no turn after the last Enter and an empty box, the answer is
+/// pasted again; once the target works, nothing more is written.
+#[test]
+fn a_lost_paste_is_pasted_again_when_the_box_is_certainly_empty() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.screens
+        .viewports
+        .insert(2, vec!["──────".into(), "❯ ".into(), "──────".into()]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let first = rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    assert_eq!(writes(&first).len(), 1);
+    let mut enters = writes(&rig.timer_at(rig.now + delivery::ENTER_DELAY_MS)).len();
+    for _ in 1..delivery::MAX_ENTERS {
+        enters += writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)).len();
+    }
+    assert_eq!(enters as u32, delivery::MAX_ENTERS);
+    let again = rig.timer_at(rig.now + delivery::RETRY_ENTER_MS);
+    let pasted = writes(&again);
+    assert_eq!(pasted.len(), 1, "{again:?}");
+    assert!(pasted[0].1.contains("the answer"), "pasted again: {pasted:?}");
+    let enter = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&enter), vec![(2, "\r".to_owned())]);
+    rig.push(&[report(2, State::Working, Source::Transcript, rig.now, None)]);
+    let after = rig.timer_at(rig.now + 10 * delivery::RETRY_ENTER_MS);
+    assert!(writes(&after).is_empty(), "{after:?}");
+}
+
 #[test]
 fn a_screen_done_is_never_routed() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);

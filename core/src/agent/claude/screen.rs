@@ -18,7 +18,7 @@
 //! shape parsers only run on rows that start with a spinner glyph. (They are
 //! written by hand: a regex engine would double the plugin's wasm size.)
 
-use crate::screen::{Rule, ScreenVerdict};
+use crate::screen::{InputBox, Rule, ScreenVerdict};
 use crate::verdict::State;
 
 /// Spinner glyphs Claude Code cycles through (terminal-dependent sets).
@@ -148,6 +148,30 @@ impl<'a> Scan<'a> {
             active: false,
         }
     }
+}
+
+/// What the input box (the prompt row right below the last horizontal
+/// rule but one) holds. Only an empty box is certain: Claude Code dims the
+/// suggestions it shows there, and plugins get no colours, so any text is
+/// [`InputBox::Unknown`].
+pub fn input_box<S: AsRef<str>>(rows: &[S]) -> InputBox {
+    let rows: Vec<&str> = rows.iter().map(|r| content_of(r.as_ref())).collect();
+    let Some(prompt) = (1..rows.len())
+        .rev()
+        .find(|&i| is_box_top(rows[i - 1]) && rows[i].starts_with(['❯', '>']))
+    else {
+        return InputBox::Unknown;
+    };
+    let rest = rows[prompt].trim_start_matches(['❯', '>']).trim();
+    match rest.is_empty() {
+        true => InputBox::Empty,
+        false => InputBox::Unknown,
+    }
+}
+
+/// A horizontal rule, or the top border of a box (`╭────╮`).
+fn is_box_top(row: &str) -> bool {
+    row.contains('─') && row.chars().all(|c| matches!(c, '─' | '╭' | '╮'))
 }
 
 /// The row without trailing spaces and without box-drawing side borders.
@@ -358,6 +382,27 @@ mod tests {
 
     fn with_box(body: &str, footer: &str) -> String {
         format!("{body}\n{footer}")
+    }
+
+    #[test]
+    fn only_an_empty_input_box_is_certain() {
+        let empty = [
+            "✻ Cooked for 4s · done 5:28 AM",
+            "──────",
+            "❯ ",
+            "──────",
+            "  ⏵⏵ bypass",
+        ];
+        assert_eq!(input_box(&empty), InputBox::Empty);
+        let old = ["╭──────╮", "│ >    │", "╰──────╯"];
+        assert_eq!(input_box(&old), InputBox::Empty, "2.1.39's boxed prompt");
+        let suggestion = ["──────", "❯ Hello from the fake model.", "──────"];
+        assert_eq!(
+            input_box(&suggestion),
+            InputBox::Unknown,
+            "a dimmed suggestion looks like a draft"
+        );
+        assert_eq!(input_box(&["● Done."]), InputBox::Unknown, "no box on screen");
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! only the row right above the composer counts, and a spinner in the title
 //! overrides it.
 
-use crate::screen::{Rule, ScreenVerdict};
+use crate::screen::{InputBox, Rule, ScreenVerdict};
 use crate::verdict::State;
 
 /// The approval dialog's lines (their starts: a narrow pane wraps them).
@@ -39,13 +39,23 @@ pub fn classify<'a, S: AsRef<str>>(rows: &'a [S], title: &str) -> ScreenVerdict<
 /// What Codex's composer shows when it is empty (a narrow pane cuts it).
 const PLACEHOLDERS: [&str; 2] = ["Ask Codex to do anything", "Ask a follow-up question"];
 
-/// The text standing in the composer (the last `›` row), `None` when it is
-/// empty or shows its placeholder, or when no composer is on screen.
-pub fn input_draft<S: AsRef<str>>(rows: &[S]) -> Option<String> {
-    let composer = rows.iter().map(|r| r.as_ref().trim()).rfind(|r| r.starts_with('›'))?;
+/// What the composer (the last `›` row) holds: empty when it shows
+/// nothing or its placeholder, unknown without a composer or under an
+/// approval's options.
+pub fn input_box<S: AsRef<str>>(rows: &[S]) -> InputBox {
+    let Some(composer) = rows.iter().map(|r| r.as_ref().trim()).rfind(|r| r.starts_with('›')) else {
+        return InputBox::Unknown;
+    };
     let text = composer['›'.len_utf8()..].trim();
+    if is_numbered_option(text) {
+        return InputBox::Unknown;
+    }
     let placeholder = PLACEHOLDERS.iter().any(|p| p.starts_with(text.trim_end_matches('…')));
-    (!text.is_empty() && !placeholder && !is_numbered_option(text)).then(|| text.to_owned())
+    if text.is_empty() || placeholder {
+        InputBox::Empty
+    } else {
+        InputBox::Draft(text.to_owned())
+    }
 }
 
 /// `1. Yes, proceed (y)`: an approval's option, not a draft.
@@ -262,16 +272,17 @@ mod tests {
 
     #[test]
     fn the_composers_draft_is_text_that_is_not_its_placeholder() {
+        let empty = ["› tool:3", "• Done.", "› Ask Codex to do anything", "  ? for shortcuts"];
+        assert_eq!(input_box(&empty), InputBox::Empty);
+        assert_eq!(input_box(&["› Ask Codex"]), InputBox::Empty, "cut by a narrow pane");
+        assert_eq!(input_box(&["› Ask a follow-up question"]), InputBox::Empty);
+        assert_eq!(input_box(&["› "]), InputBox::Empty);
+        assert_eq!(input_box(&["› 1. Yes, proceed (y)"]), InputBox::Unknown);
         assert_eq!(
-            input_draft(&["› tool:3", "• Done.", "› Ask Codex to do anything", "  ? for shortcuts"]),
-            None
+            input_box(&["› half a thought"]),
+            InputBox::Draft("half a thought".into())
         );
-        assert_eq!(input_draft(&["› Ask Codex"]), None, "cut by a narrow pane");
-        assert_eq!(input_draft(&["› Ask a follow-up question"]), None);
-        assert_eq!(input_draft(&["› 1. Yes, proceed (y)"]), None);
-        assert_eq!(input_draft(&["› "]), None);
-        assert_eq!(input_draft(&["› half a thought"]).as_deref(), Some("half a thought"));
-        assert_eq!(input_draft(&["no composer"]), None);
+        assert_eq!(input_box(&["no composer"]), InputBox::Unknown);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! then), and a silent command can put `Action Required` in the title with
 //! no approval pending (the rows' running tool box wins).
 
-use crate::screen::{Rule, ScreenVerdict};
+use crate::screen::{InputBox, Rule, ScreenVerdict};
 use crate::verdict::State;
 
 const WORKING_TITLE: &str = "✦";
@@ -61,18 +61,24 @@ pub fn classify<'a, S: AsRef<str>>(rows: &'a [S], title: &str) -> ScreenVerdict<
 /// What Gemini CLI's input box shows when it is empty.
 const PLACEHOLDER: &str = "Type your message or @path/to/file";
 
-/// The text standing in the input box (the last `>` row), `None` when it
-/// is empty or shows its placeholder, or when no input box is on screen.
-/// Stray bytes count as text (zellij's late answer to start-up terminal
-/// queries has landed there: `>|Zellij(4501)62;4;52c`).
-pub fn input_draft<S: AsRef<str>>(rows: &[S]) -> Option<String> {
-    let input = rows
+/// What the input box (the last `>` row) holds: empty when it shows
+/// nothing or its placeholder, unknown without an input box. Stray bytes
+/// count as a draft (zellij's late answer to start-up terminal queries has
+/// landed there: `>|Zellij(4501)62;4;52c`).
+pub fn input_box<S: AsRef<str>>(rows: &[S]) -> InputBox {
+    let Some(input) = rows
         .iter()
         .map(|r| r.as_ref().trim().trim_matches('│').trim())
-        .rfind(|r| r.starts_with('>'))?;
+        .rfind(|r| r.starts_with('>'))
+    else {
+        return InputBox::Unknown;
+    };
     let text = input['>'.len_utf8()..].trim();
-    let placeholder = !text.is_empty() && PLACEHOLDER.starts_with(text.trim_end_matches('…'));
-    (!text.is_empty() && !placeholder).then(|| text.to_owned())
+    if text.is_empty() || PLACEHOLDER.starts_with(text.trim_end_matches('…')) {
+        InputBox::Empty
+    } else {
+        InputBox::Draft(text.to_owned())
+    }
 }
 
 /// A title Gemini CLI set (its state glyph first).
@@ -180,14 +186,20 @@ mod tests {
     #[test]
     fn the_input_boxs_draft_is_text_that_is_not_its_placeholder() {
         let (rows, _) = frame("slow-done");
-        assert_eq!(input_draft(&rows), None, "{rows:?}");
-        assert_eq!(input_draft(&["│ >   Type your message or @path/to/file │"]), None);
-        assert_eq!(input_draft(&[">   Type your mess"]), None, "cut by a narrow pane");
-        assert_eq!(input_draft(&[" > draft"]).as_deref(), Some("draft"));
+        assert_eq!(input_box(&rows), InputBox::Empty, "{rows:?}");
         assert_eq!(
-            input_draft(&[">|Zellij(4501)62;4;52c"]).as_deref(),
-            Some("|Zellij(4501)62;4;52c")
+            input_box(&["│ >   Type your message or @path/to/file │"]),
+            InputBox::Empty
         );
+        assert_eq!(
+            input_box(&[">   Type your mess"]),
+            InputBox::Empty,
+            "cut by a narrow pane"
+        );
+        assert_eq!(input_box(&[" > draft"]), InputBox::Draft("draft".into()));
+        let stray = input_box(&[">|Zellij(4501)62;4;52c"]);
+        assert_eq!(stray, InputBox::Draft("|Zellij(4501)62;4;52c".into()));
+        assert_eq!(input_box(&["no box"]), InputBox::Unknown);
     }
 
     #[test]
