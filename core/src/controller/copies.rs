@@ -1,0 +1,212 @@
+//! The pane list, the tabs and the copies of the bar: who leads, which tabs
+//! are viewed, zellij's pane lists handed to a leader nobody views, and the
+//! rows the leader sends the other copies.
+
+use super::*;
+
+impl Controller {
+    pub(super) fn on_panes(&mut self, panes: Vec<PaneEntry>, now: Millis) {
+        if let Some(url) = leader::own_url(self.me, &panes) {
+            self.my_url = Some(url.to_owned());
+        }
+        let role = leader::elect(self.me, self.my_url.as_deref(), &panes, &self.role);
+        let became_leader = role.is_leader() && !self.role.is_leader();
+        let lost_leadership = !role.is_leader() && self.role.is_leader();
+        let new_leader = role.leader().filter(|l| self.role.leader() != Some(*l));
+        let known: BTreeSet<u32> = self.role.followers().iter().map(|f| f.id).collect();
+        // Copies that appeared since the last pane list have no rows yet.
+        self.stale_followers
+            .extend(role.followers().iter().map(|f| f.id).filter(|id| !known.contains(id)));
+        self.role = role;
+        if new_leader.is_some() {
+            self.tell_leader_viewed();
+        }
+        if became_leader {
+            self.host.wanted = true;
+            self.start_watcher(now);
+            // Leaders tick faster than followers: the first tick is now.
+            self.timers.next_tick = now;
+            self.arm_next_timer(now);
+        }
+        if became_leader || lost_leadership {
+            self.sync_subscriptions(now);
+        }
+        let metas = leader::terminal_panes(&panes, &self.viewed_tabs);
+        self.panes = panes;
+        self.forward_panes();
+        let alive: BTreeSet<u32> = metas.iter().map(|m| m.id).collect();
+        for closed in self.table.ids().into_iter().filter(|id| !alive.contains(id)) {
+            self.delivery.forget(closed);
+            self.notifier.forget(closed);
+        }
+        let changed = self.table.sync(metas) || became_leader;
+        self.share_log(&[]);
+        if changed {
+            self.broadcast();
+        } else {
+            self.sync_stale_followers();
+        }
+    }
+
+    pub(super) fn on_tabs(&mut self, tabs: &[TabView]) {
+        let viewed = leader::viewed_tabs(tabs);
+        if viewed == self.viewed_tabs {
+            return;
+        }
+        self.set_viewed(viewed);
+        self.tell_leader_viewed();
+        self.forward_panes();
+        if !self.role.is_leader() {
+            // zellij may drop the render of a copy whose tab is just shown.
+            self.drawn = None;
+            self.redraw_again = true;
+        }
+    }
+
+    /// zellij sends pane lists only to the plugins of viewed tabs: a copy
+    /// that gets them hands them to a leader whose tab nobody views (new
+    /// panes, titles and focus would wait for that tab to be shown).
+    pub(super) fn forward_panes(&mut self) {
+        let Some(leader) = self.role.leader() else {
+            return;
+        };
+        let leader_tab = self
+            .panes
+            .iter()
+            .find(|p| p.id == leader && p.plugin_url.is_some())
+            .map(|p| p.tab);
+        let leader_sees = leader_tab.is_none_or(|tab| self.viewed_tabs.contains(&tab));
+        if leader_sees {
+            self.forwarded = None;
+            return;
+        }
+        if self.forwarded.as_ref() == Some(&self.panes) {
+            return;
+        }
+        if let Ok(payload) = serde_json::to_string(&self.panes) {
+            self.forwarded = Some(self.panes.clone());
+            self.out.push(Effect::SendToCopy {
+                copy: leader,
+                name: PIPE_PANES,
+                payload,
+            });
+        }
+    }
+
+    /// A copy in a tab nobody views gets no tab updates, so the leader may
+    /// not know what is viewed: the other copies tell it.
+    pub(super) fn tell_leader_viewed(&mut self) {
+        let Some(leader) = self.role.leader() else {
+            return;
+        };
+        if let Ok(payload) = serde_json::to_string(&self.viewed_tabs) {
+            self.out.push(Effect::SendToCopy {
+                copy: leader,
+                name: PIPE_VIEW,
+                payload,
+            });
+        }
+    }
+
+    /// The tabs some client views (seen by this copy or told by another):
+    /// when they changed, focus marks follow; the leader then hands the rows
+    /// to the copies that miss them in viewed tabs.
+    pub(super) fn set_viewed(&mut self, viewed: BTreeSet<usize>) {
+        let views_changed = viewed != self.viewed_tabs;
+        self.viewed_tabs = viewed;
+        if !self.role.is_leader() {
+            return;
+        }
+        let metas = leader::terminal_panes(&self.panes, &self.viewed_tabs);
+        if views_changed && self.table.sync(metas) {
+            self.broadcast();
+        } else {
+            self.sync_stale_followers();
+        }
+    }
+
+    /// Another copy tells which tabs it sees viewed; it gets the rows again
+    /// (it may have missed them while its tab was hidden or it loaded late).
+    pub(super) fn on_view(&mut self, from: &PipeFrom, payload: &str) {
+        let Ok(viewed) = serde_json::from_str::<BTreeSet<usize>>(payload) else {
+            return;
+        };
+        if let PipeFrom::Plugin(id) = from {
+            // It listens now (rows sent before it had loaded are lost): it
+            // gets them at once, viewed or not.
+            self.stale_followers.insert(*id);
+            self.synced_panes.remove(id);
+        }
+        self.set_viewed(viewed);
+    }
+
+    pub(super) fn on_sync(&mut self, payload: &str) {
+        if self.role.is_leader() {
+            return;
+        }
+        if let Ok(rows) = serde_json::from_str::<Vec<PaneSummary>>(payload) {
+            self.redraw_again |= rows != self.synced;
+            if self.panes.is_empty() {
+                self.adopt_rows(&rows);
+            }
+            self.synced = rows;
+        }
+    }
+
+    /// A copy that never had a pane list (zellij sends none to hidden tabs)
+    /// takes the leader's agent panes from its rows, so the pushes it
+    /// observes reach its table and routing memory: should it take the
+    /// lead, it does not route a turn again.
+    pub(super) fn adopt_rows(&mut self, rows: &[PaneSummary]) {
+        let metas = rows.iter().map(|r| crate::panes::PaneMeta {
+            id: r.pane,
+            title: r.name.clone(),
+            ..Default::default()
+        });
+        self.table.adopt(metas);
+    }
+
+    /// Hands the rows to the copies of the bar in tabs someone views; the
+    /// others get them when their tab is viewed again.
+    pub(super) fn broadcast(&mut self) {
+        if !self.role.is_leader() {
+            return;
+        }
+        self.stale_followers = self.role.followers().iter().map(|f| f.id).collect();
+        self.sync_stale_followers();
+    }
+
+    pub(super) fn sync_stale_followers(&mut self) {
+        if !self.role.is_leader() {
+            return;
+        }
+        let summaries = self.table.summaries();
+        let panes: Vec<(u32, String)> = summaries.iter().map(|s| (s.pane, s.name.clone())).collect();
+        let due: Vec<u32> = self
+            .role
+            .followers()
+            .iter()
+            .filter(|f| self.stale_followers.contains(&f.id))
+            // A copy whose pane set is out of date gets the rows at once,
+            // viewed or not: it would show "no agent panes" (or panes long
+            // gone) for a moment when its tab is viewed.
+            .filter(|f| self.viewed_tabs.contains(&f.tab) || self.synced_panes.get(&f.id) != Some(&panes))
+            .map(|f| f.id)
+            .collect();
+        if due.is_empty() {
+            return;
+        }
+        let Ok(payload) = serde_json::to_string(&summaries) else {
+            return;
+        };
+        for copy in due {
+            self.stale_followers.remove(&copy);
+            self.synced_panes.insert(copy, panes.clone());
+            self.out.push(Effect::SendToCopy {
+                copy,
+                name: PIPE_SYNC,
+                payload: payload.clone(),
+            });
+        }
+    }
+}

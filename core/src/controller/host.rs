@@ -1,0 +1,138 @@
+//! The host command and the watcher: runs of `turnstile status`, the
+//! watcher's starts and exits, the notifier's exits, and the reports that
+//! come back or are pushed.
+
+use super::*;
+
+impl Controller {
+    pub(super) fn run_host(&mut self, now: Millis) {
+        if self.host.in_flight || !self.host.wanted || !self.role.is_leader() {
+            return;
+        }
+        let ids = self.table.ids();
+        if ids.is_empty() {
+            return;
+        }
+        let panes: Vec<String> = ids.iter().map(u32::to_string).collect();
+        let request = self.host.start(now);
+        let context = BTreeMap::from([
+            (CTX_KIND.to_owned(), "status".to_owned()),
+            (CTX_REQUEST.to_owned(), request.to_string()),
+        ]);
+        let argv = [
+            self.config.host_command.as_str(),
+            "status",
+            "--json",
+            "--panes",
+            &panes.join(","),
+        ];
+        self.out.push(Effect::RunHost {
+            argv: argv.iter().map(|a| a.to_string()).collect(),
+            context,
+        });
+    }
+
+    /// Starts the session's watcher (it exits at once if one already runs).
+    pub(super) fn start_watcher(&mut self, now: Millis) {
+        if !self.config.watcher || self.watcher.running {
+            return;
+        }
+        let context = BTreeMap::from([(CTX_KIND.to_owned(), "watch".to_owned())]);
+        let argv = vec![self.config.host_command.clone(), "watch".to_owned()];
+        self.out.push(Effect::RunHost { argv, context });
+        self.watcher.started();
+        self.sync_subscriptions(now);
+    }
+
+    /// The watcher exited: with [`EXIT_ANOTHER_WATCHER`] another one serves
+    /// the session; otherwise fall back to polling and say why.
+    pub(super) fn on_watcher_exit(&mut self, code: Option<i32>, stderr: &[u8], now: Millis) {
+        let another_serves = code == Some(EXIT_ANOTHER_WATCHER);
+        self.watcher.running = another_serves;
+        self.sync_subscriptions(now);
+        if another_serves || !self.role.is_leader() {
+            return;
+        }
+        // Poll at once (nothing pushed may be trusted to be current), and
+        // start it again a little later.
+        self.host.wanted = true;
+        self.run_host(now);
+        self.watcher.plan_restart(now);
+        let why = first_line(stderr).unwrap_or_else(|| "it exited".into());
+        self.say(format!("watcher stopped ({why}); polling until it restarts"), now);
+    }
+
+    /// The notifier ended; a failure is said in the bar.
+    pub(super) fn on_notifier_exit(&mut self, code: Option<i32>, stderr: &[u8], now: Millis) {
+        self.notifier.finished();
+        if code != Some(0) {
+            let why = first_line(stderr).unwrap_or_else(|| format!("exit code {code:?}"));
+            self.say(format!("notify command failed: {why}"), now);
+        }
+        self.arm_next_timer(now);
+    }
+
+    pub(super) fn on_host_result(
+        &mut self,
+        code: Option<i32>,
+        stdout: &[u8],
+        stderr: &[u8],
+        context: &BTreeMap<String, String>,
+        now: Millis,
+        screens: &mut dyn Screens,
+    ) {
+        match context.get(CTX_KIND).map(String::as_str) {
+            Some("watch") => return self.on_watcher_exit(code, stderr, now),
+            Some("notify") => return self.on_notifier_exit(code, stderr, now),
+            Some("status") => {}
+            _ => return,
+        }
+        if !self.host.answers(context.get(CTX_REQUEST)) {
+            return; // an answer to a superseded request
+        }
+        match (code, HostReport::parse(stdout)) {
+            (Some(0), Ok(report)) => {
+                self.host.error = None;
+                self.apply_reports(report.panes, now, screens);
+                self.run_host(now);
+            }
+            (_, parsed) => {
+                let why = match (first_line(stderr), parsed) {
+                    (Some(why), _) => why,
+                    (None, Err(e)) => e.to_string(),
+                    (None, Ok(_)) => format!("exit code {code:?}"),
+                };
+                self.host.error = Some(format!("host command `{}` failed: {why}", self.config.host_command));
+            }
+        }
+    }
+
+    /// Observes reports (host run, hook, watcher). Every copy keeps its
+    /// table and routing memory current; the leader routes their edges and
+    /// hands the rows on.
+    pub(super) fn apply_reports(&mut self, reports: Vec<PaneReport>, now: Millis, screens: &mut dyn Screens) {
+        let leader = self.role.is_leader();
+        let before = leader.then(|| self.table.summaries());
+        let mut edges = Vec::new();
+        for report in reports {
+            let id = report.pane;
+            self.delivery.on_report(&report);
+            edges.extend(self.table.observe_report(report).map(|e| (id, e)));
+        }
+        edges.extend(self.table.tick(now));
+        self.after_edges(edges, now, screens);
+        if !leader {
+            return;
+        }
+        self.confirm_candidates(now, screens);
+        self.sync_subscriptions(now);
+        if before.is_some_and(|before| self.table.summaries() != before) {
+            self.broadcast();
+        }
+    }
+}
+
+/// The first line of a command's error output, if any.
+fn first_line(bytes: &[u8]) -> Option<String> {
+    Some(crate::text::first_line(&String::from_utf8_lossy(bytes))).filter(|l| !l.is_empty())
+}

@@ -1,0 +1,83 @@
+//! Time: the timer, its one armed deadline, and what each tick settles
+//! (turn ends, Enters due, notifications, host runs, watcher restarts).
+
+use super::*;
+
+impl Controller {
+    pub(super) fn on_timer(&mut self, now: Millis, screens: &mut dyn Screens) {
+        self.timers.fired();
+        let said = {
+            let mut drafts = input_boxes(&self.table, screens);
+            self.delivery.press_due_enters(now, &mut self.out, &mut drafts)
+        };
+        if let Some(said) = said.filter(|_| self.role.is_leader()) {
+            // An open inbox view hears of a delivery given up, too.
+            if said.starts_with(delivery::UNCONFIRMED) {
+                self.send_inbox(Some(said.clone()));
+            }
+            self.say(said, now);
+        }
+        if self.role.is_leader() {
+            self.out.extend(self.notifier.run_due(&self.table, now));
+        }
+        if self.storm.pause_over(now) {
+            self.end_storm_pause(now, screens);
+        }
+        if now >= self.timers.next_tick {
+            // Followers only redraw durations: once a second is enough.
+            let tick = if self.role.is_leader() {
+                TICK_MS
+            } else {
+                FOLLOWER_TICK_MS
+            };
+            self.timers.next_tick = now + tick;
+            self.on_tick(now, screens);
+        }
+        self.arm_next_timer(now);
+    }
+
+    /// Arms a timer for the earliest deadline unless one is armed for it.
+    pub(super) fn arm_next_timer(&mut self, now: Millis) {
+        let deadlines = [
+            Some(self.timers.next_tick),
+            self.storm.paused_until(),
+            self.delivery.next_enter(),
+            self.notifier.due().filter(|_| self.role.is_leader()),
+        ];
+        if let Some(due) = deadlines.into_iter().flatten().min() {
+            self.timers.arm(now, due, &mut self.out);
+        }
+    }
+
+    pub(super) fn on_tick(&mut self, now: Millis, screens: &mut dyn Screens) {
+        // Settled turn ends move the routing memory of every copy.
+        let edges = self.table.tick(now);
+        let mut changed = !edges.is_empty();
+        self.after_edges(edges, now, screens);
+        if !self.role.is_leader() {
+            if std::mem::take(&mut self.redraw_again) {
+                self.drawn = None;
+            }
+            return;
+        }
+        changed |= self.poll_unreported_panes(now, screens);
+        if self.watcher.restart_due(now) {
+            self.start_watcher(now);
+        }
+        if self.host.give_up_if_lost(now) {
+            self.say("the host command did not answer in 10 s; asking again".into(), now);
+        }
+        let interval = if self.table.any_active() {
+            self.config.poll_ms
+        } else {
+            self.config.idle_poll_ms
+        };
+        if !self.watcher.running && now.saturating_sub(self.host.last_start) >= interval {
+            self.host.wanted = true;
+        }
+        self.run_host(now);
+        if changed {
+            self.broadcast();
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! Screens: render reports and viewports read on demand, what they say
+//! about each pane, output-storm pauses, the render-report subscription and
+//! the polling of panes that send no reports.
+
+use super::*;
+
+impl Controller {
+    pub(super) fn on_screens(&mut self, report: Vec<(u32, Vec<String>)>, now: Millis, screens: &mut dyn Screens) {
+        if !self.role.is_leader() || self.storm.is_paused() {
+            return;
+        }
+        let ids: Vec<u32> = report.iter().map(|(id, _)| *id).collect();
+        self.note_report(&ids, now);
+        let mut changed = false;
+        for (id, viewport) in report {
+            if self.screen_matters(id, now) {
+                changed |= self.observe_viewport(id, &viewport, now, screens);
+            }
+        }
+        if changed {
+            self.broadcast();
+        }
+    }
+
+    /// False for a pane whose agent's status file the watcher pushes: its
+    /// screen would only repeat that, at a cost. Its old screen guess is
+    /// dropped the first time, so it cannot linger.
+    pub(super) fn screen_matters(&mut self, id: u32, now: Millis) -> bool {
+        if !self.covered(id) {
+            return true;
+        }
+        if self.table.has_screen_state(id) {
+            let edge = self.table.forget_screen(id, now);
+            // No viewport is read on this path: a routed answer goes out
+            // as if the target's input box were empty.
+            self.after_edges(edge.map(|e| (id, e)).into_iter().collect(), now, &mut Unread);
+        }
+        false
+    }
+
+    /// The pane's agent status file reaches us through the running watcher.
+    pub(super) fn covered(&self, id: u32) -> bool {
+        self.watcher.running && self.table.has_session_status(id)
+    }
+
+    /// Runs the screen matcher on a viewport. A new screen state is only
+    /// believed when the pane is not scrolled back into its history.
+    pub(super) fn observe_viewport(
+        &mut self,
+        id: u32,
+        viewport: &[String],
+        now: Millis,
+        screens: &mut dyn Screens,
+    ) -> bool {
+        let (kind, title) = self
+            .table
+            .get(id)
+            .map_or_else(Default::default, |p| (p.kind, p.meta.title.as_str()));
+        let verdict = kind.classify_screen(viewport, title);
+        // Only a turn end read from old history does harm (an old banner is a
+        // false done), and the scroll check copies the scrollback: confirm
+        // just those edges. A quiet screen may confirm a transcript
+        // candidate: as risky.
+        let risky = verdict.state.is_turn_end() || (verdict.is_quiet() && self.table.has_candidate(id));
+        if risky && self.table.is_screen_edge(id, verdict.state) && screens.scrolled_back(id) {
+            return false; // old history on screen: keep what the pane showed before
+        }
+        let Some(edge) = self.table.observe_screen(id, &verdict, now) else {
+            return false;
+        };
+        self.after_edges(vec![(id, edge)], now, screens);
+        // A screen edge: ask the authoritative sources at once (the watcher,
+        // when it runs, pushes them by itself).
+        if !self.watcher.running {
+            self.host.wanted = true;
+            self.run_host(now);
+        }
+        true
+    }
+
+    /// Reads the viewports of panes that send no render reports (hidden
+    /// tabs, a paused subscription) and runs the screen matcher on them.
+    pub(super) fn read_viewports(&mut self, panes: Vec<u32>, now: Millis, screens: &mut dyn Screens) -> bool {
+        let mut changed = false;
+        for id in panes {
+            if let Some(viewport) = screens.viewport(id) {
+                changed |= self.observe_viewport(id, &viewport, now, screens);
+            }
+        }
+        changed
+    }
+
+    /// Counts reports; pauses the subscription when they come too fast.
+    pub(super) fn note_report(&mut self, panes: &[u32], now: Millis) {
+        let (running, table) = (self.watcher.running, &self.table);
+        let uncovered = |streaming: &BTreeSet<u32>| {
+            // The catch-up reads only the panes whose screen matters.
+            streaming
+                .iter()
+                .filter(|id| !(running && table.has_session_status(**id)))
+                .count()
+        };
+        if let Some(until) = self.storm.note(panes, now, uncovered) {
+            self.sync_subscriptions(now);
+            self.timers.arm(now, until, &mut self.out);
+        }
+    }
+
+    /// Resubscribes and reads the agent panes whose changes the pause hid
+    /// (those whose screen matters: a covered pane's status was pushed).
+    pub(super) fn end_storm_pause(&mut self, now: Millis, screens: &mut dyn Screens) {
+        let streaming = self.storm.end();
+        self.sync_subscriptions(now);
+        if !self.role.is_leader() {
+            return;
+        }
+        let hidden_changes: Vec<u32> = self
+            .agent_ids()
+            .into_iter()
+            .filter(|id| streaming.contains(id) && !self.covered(*id))
+            .collect();
+        if self.read_viewports(hidden_changes, now, screens) {
+            self.broadcast();
+        }
+    }
+
+    /// Subscribes to what this copy needs now, and only to that: render
+    /// reports for the leader while some agent's screen matters and no storm
+    /// pause runs; command changes for the leader while it polls.
+    pub(super) fn sync_subscriptions(&mut self, now: Millis) {
+        let leader = self.role.is_leader();
+        let screens_needed = self.screens_needed();
+        let reports = leader && !self.storm.is_paused() && screens_needed;
+        self.hold(Subscription::RenderReports, reports);
+        if leader && !screens_needed {
+            for id in self.table.ids() {
+                self.screen_matters(id, now);
+            }
+        }
+        let commands = leader && !self.watcher.running;
+        self.hold(Subscription::CommandChanges, commands);
+    }
+
+    pub(super) fn hold(&mut self, subscription: Subscription, wanted: bool) {
+        let held = match subscription {
+            Subscription::RenderReports => &mut self.reports_held,
+            Subscription::CommandChanges => &mut self.commands_held,
+        };
+        if *held == wanted {
+            return;
+        }
+        *held = wanted;
+        if wanted && subscription == Subscription::RenderReports {
+            self.catch_up_screens = true;
+        }
+        self.out.push(match wanted {
+            true => Effect::Subscribe(subscription),
+            false => Effect::Unsubscribe(subscription),
+        });
+    }
+
+    /// False when every agent pane is covered by its status file through
+    /// the running watcher: no screen then adds anything, and zellij need
+    /// not copy any viewport to us.
+    pub(super) fn screens_needed(&self) -> bool {
+        let agents = self.table.agents();
+        agents.is_empty() || agents.iter().any(|p| !self.covered(p.meta.id))
+    }
+
+    pub(super) fn agent_ids(&self) -> Vec<u32> {
+        self.table.agents().iter().map(|p| p.meta.id).collect()
+    }
+
+    /// Panes zellij sends no render reports for are read every
+    /// `hidden_poll_ms`: agents in tabs no client views, and, while the
+    /// leader takes no reports at all (every agent covered), the other
+    /// panes, where an agent only its screen shows may start (one run over
+    /// ssh, say): once seen, reports are taken again.
+    pub(super) fn poll_unreported_panes(&mut self, now: Millis, screens: &mut dyn Screens) -> bool {
+        if std::mem::take(&mut self.catch_up_screens) {
+            let all: Vec<u32> = self
+                .table
+                .ids()
+                .into_iter()
+                .filter(|id| self.screen_matters(*id, now))
+                .collect();
+            return self.read_viewports(all, now, screens);
+        }
+        if now.saturating_sub(self.last_hidden_poll) < self.config.hidden_poll_ms {
+            return false;
+        }
+        self.last_hidden_poll = now;
+        let reports_flow = self.reports_held || self.storm.is_paused();
+        let agents: BTreeSet<u32> = self.agent_ids().into_iter().collect();
+        let unreported: Vec<u32> = self
+            .table
+            .all()
+            .filter(|p| match agents.contains(&p.meta.id) {
+                true => !self.viewed_tabs.contains(&p.meta.tab),
+                false => !reports_flow,
+            })
+            .map(|p| p.meta.id)
+            .collect();
+        let unreported = unreported
+            .into_iter()
+            .filter(|id| self.screen_matters(*id, now))
+            .collect();
+        let changed = self.read_viewports(unreported, now, screens);
+        if !reports_flow {
+            self.sync_subscriptions(now);
+        }
+        changed
+    }
+
+    /// Old releases end a turn with an answer that looks like a preamble: a
+    /// fresh look at the (unscrolled) screen of such a pane can confirm it.
+    pub(super) fn confirm_candidates(&mut self, now: Millis, screens: &mut dyn Screens) {
+        let panes: Vec<u32> = self
+            .agent_ids()
+            .into_iter()
+            .filter(|id| self.table.has_candidate(*id))
+            .filter(|id| !screens.scrolled_back(*id))
+            .collect();
+        self.read_viewports(panes, now, screens);
+    }
+}
