@@ -412,16 +412,6 @@ fn backups(settings: &Path) -> Vec<std::path::PathBuf> {
     found
 }
 
-/// `install-hooks` for Claude Code in `home`, its settings at `settings`.
-fn install_in(home: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .env("HOME", home)
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn ten_concurrent_installs_lose_nothing_fifty_times() {
     // Issue 21: every run wrote the same temporary name and nothing
@@ -478,7 +468,7 @@ fn a_symlinked_0600_settings_file_keeps_its_link_mode_numbers_and_order() {
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&dotfiles, &settings).unwrap();
 
-    let out = install_in(home.path(), &["install-hooks"]);
+    let out = install(home.path(), &["install-hooks"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(std::fs::symlink_metadata(&settings).unwrap().file_type().is_symlink());
     let text = std::fs::read_to_string(&dotfiles).unwrap();
@@ -494,7 +484,7 @@ fn a_symlinked_0600_settings_file_keeps_its_link_mode_numbers_and_order() {
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dotfiles), 0o600);
 
-    assert!(install_in(home.path(), &["uninstall-hooks"]).status.success());
+    assert!(install(home.path(), &["uninstall-hooks"]).status.success());
     let kept = backups(&dotfiles);
     assert_eq!(kept.len(), 2, "one backup per change: {kept:?}");
     assert_eq!(
@@ -511,7 +501,7 @@ fn a_hooks_list_is_an_error_not_already_installed() {
     let settings = home.path().join(".claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::fs::write(&settings, r#"{"hooks": []}"#).unwrap();
-    let out = install_in(home.path(), &["install-hooks"]);
+    let out = install(home.path(), &["install-hooks"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("`hooks` is a list") && !err.contains("already"), "{err}");

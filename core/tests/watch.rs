@@ -281,31 +281,9 @@ fn an_agent_never_prompted_never_borrows_its_neighbours_transcript() {
 fn a_hook_hands_its_report_to_the_running_watcher_instead_of_starting_zellij() {
     let mut rig = Rig::new("watch-spool");
     rig.watching(&[7]);
-    // A `zellij` for the hook that only records that it was started.
-    let spawned = rig.dir.path().join("hook-zellij");
-    std::fs::write(
-        &spawned,
-        format!("#!/bin/sh\ntouch {}/hook-started\n", rig.dir.path().display()),
-    )
-    .unwrap();
-    Command::new("chmod").arg("+x").arg(&spawned).status().unwrap();
     let payload = json!({"hook_event_name": "UserPromptSubmit", "session_id": "s", "cwd": "/w",
         "transcript_path": rig.transcript_of(7), "prompt": "go"});
-    let mut hook = Command::new(BIN)
-        .arg("hook")
-        .env("ZELLIJ_PANE_ID", "7")
-        .env("ZELLIJ_SESSION_NAME", &rig.session)
-        .env("TURNSTILE_ZELLIJ", &spawned)
-        .env("XDG_STATE_HOME", rig.dir.path().join("state"))
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    hook.stdin
-        .take()
-        .unwrap()
-        .write_all(payload.to_string().as_bytes())
-        .unwrap();
-    assert!(hook.wait().unwrap().success());
+    assert!(run_hook(&rig, &rig.session, 7, &payload).success());
     rig.until("the hook's verdict through the watcher's channel", |r| {
         r.pushed()
             .iter()

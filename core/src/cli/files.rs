@@ -90,6 +90,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     renamed
 }
 
+/// Opens `path` to hold an advisory lock on it: created (0600) unless it
+/// exists, never through a symlink, never truncated.
+pub fn open_lock(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
+/// Creates `path` for writing with `mode`; an error when anything is there
+/// already (a planted symlink included).
+pub fn create_new(path: &Path, mode: u32) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
 /// A new temporary file in `path`'s folder, named after it and unique to
 /// this process and moment, created exclusively (`O_EXCL`, so never through
 /// a planted symlink) with `mode`.
@@ -99,13 +123,7 @@ pub fn create_temp_beside(path: &Path, mode: u32) -> io::Result<(PathBuf, File)>
     for attempt in 0..16u32 {
         let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let tmp = dir.join(format!(".{name}.{}-{nanos}-{attempt}.tmp", std::process::id()));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&tmp)
-        {
+        match create_new(&tmp, mode) {
             Ok(file) => return Ok((tmp, file)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),

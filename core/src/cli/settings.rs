@@ -15,10 +15,10 @@
 use super::files;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -97,15 +97,7 @@ fn resolve(path: &Path) -> Result<PathBuf> {
 fn lock_beside(target: &Path) -> Result<File> {
     let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("settings");
     let path = target.with_file_name(format!(".{name}.turnstile-lock"));
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .with_context(|| format!("cannot open the lock {}", path.display()))?;
+    let file = files::open_lock(&path).with_context(|| format!("cannot open the lock {}", path.display()))?;
     // SAFETY: the descriptor is open for the call.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
         return Err(io::Error::last_os_error()).with_context(|| format!("cannot lock {}", path.display()));
@@ -122,13 +114,7 @@ fn write_backup(target: &Path, bytes: &[u8]) -> Result<PathBuf> {
         .map_or(0, |d| d.as_micros());
     for attempt in 0..100u32 {
         let backup = target.with_file_name(format!("{name}.turnstile-backup-{stamp}-{attempt}"));
-        let created = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&backup);
-        match created {
+        match files::create_new(&backup, 0o600) {
             Ok(mut file) => {
                 file.write_all(bytes)
                     .and_then(|()| file.sync_all())

@@ -9,10 +9,10 @@
 //! plugin of every tab). Without a live watcher the hook pipes as before.
 
 use super::files;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 use turnstile_core::protocol::PaneReport;
@@ -50,14 +50,7 @@ impl WatcherLock {
 }
 
 fn open_lock_file(session: &str) -> io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(state_folder(session)?.join("watcher.lock"))
+    files::open_lock(&state_folder(session)?.join("watcher.lock"))
 }
 
 /// Runs `F_OFD_SETLK` (take a write lock) or `F_OFD_GETLK` (ask whether one
