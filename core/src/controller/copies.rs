@@ -135,7 +135,7 @@ impl Controller {
             // It listens now (rows sent before it had loaded are lost): it
             // gets them at once, viewed or not.
             self.stale_followers.insert(*id);
-            self.synced_panes.remove(id);
+            self.synced_panes.retain(|(copy, _)| copy != id);
         }
         self.set_viewed(viewed);
     }
@@ -181,7 +181,7 @@ impl Controller {
             return;
         }
         let summaries = self.table.summaries();
-        let panes: Vec<(u32, String)> = summaries.iter().map(|s| (s.pane, s.name.clone())).collect();
+        let panes = pane_set_key(&summaries);
         let due: Vec<u32> = self
             .role
             .followers()
@@ -190,7 +190,7 @@ impl Controller {
             // A copy whose pane set is out of date gets the rows at once,
             // viewed or not: it would show "no agent panes" (or panes long
             // gone) for a moment when its tab is viewed.
-            .filter(|f| self.viewed_tabs.contains(&f.tab) || self.synced_panes.get(&f.id) != Some(&panes))
+            .filter(|f| self.viewed_tabs.contains(&f.tab) || !self.synced_panes.contains(&(f.id, panes)))
             .map(|f| f.id)
             .collect();
         if due.is_empty() {
@@ -201,7 +201,8 @@ impl Controller {
         };
         for copy in due {
             self.stale_followers.remove(&copy);
-            self.synced_panes.insert(copy, panes.clone());
+            self.synced_panes.retain(|(c, _)| *c != copy);
+            self.synced_panes.push((copy, panes));
             self.out.push(Effect::SendToCopy {
                 copy,
                 name: PIPE_SYNC,
@@ -209,4 +210,17 @@ impl Controller {
             });
         }
     }
+}
+
+/// A key of the set of agent panes (ids and names) the rows show: FNV-1a
+/// over them, so a copy's last set is one number to compare.
+fn pane_set_key(rows: &[PaneSummary]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let bytes = rows
+        .iter()
+        .flat_map(|r| r.pane.to_le_bytes().into_iter().chain(r.name.bytes()).chain([0]));
+    for byte in bytes {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
 }

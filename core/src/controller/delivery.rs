@@ -25,7 +25,6 @@ use crate::panes::{Pane, PaneTable};
 use crate::protocol::PaneReport;
 use crate::screen::InputBox;
 use crate::{Millis, Source, State};
-use std::collections::BTreeMap;
 
 /// Delay between the paste and its Enter.
 pub const ENTER_DELAY_MS: Millis = 200;
@@ -45,6 +44,7 @@ pub type Drafts<'a> = dyn FnMut(u32) -> InputBox + 'a;
 /// An answer waiting for its target's input box to be empty.
 #[derive(Debug, Clone)]
 struct Held {
+    pane: u32,
     payload: String,
     name: String,
     due: Millis,
@@ -56,6 +56,8 @@ pub const UNCONFIRMED: &str = "not confirmed:";
 /// A pasted answer whose target has not started its turn yet.
 #[derive(Debug, Clone)]
 struct Submission {
+    /// The target pane.
+    pane: u32,
     /// When the next Enter (or, after the last, the verdict) is due.
     due: Millis,
     /// Enters pressed since the last paste.
@@ -68,12 +70,15 @@ struct Submission {
     name: String,
 }
 
-/// The router plus the deliveries not yet confirmed.
+/// The router plus the deliveries not yet confirmed. (Plain vectors: a
+/// handful of entries, and every map type costs the plugin ~10 KB.)
 #[derive(Debug, Default)]
 pub struct Delivery {
     router: Router,
-    unconfirmed: BTreeMap<u32, Submission>,
-    held: BTreeMap<u32, Vec<Held>>,
+    /// At most one per target pane.
+    unconfirmed: Vec<Submission>,
+    /// Oldest first.
+    held: Vec<Held>,
 }
 
 fn target_of(pane: &Pane) -> Target {
@@ -98,8 +103,8 @@ impl Delivery {
     pub fn new(config: &Config) -> Delivery {
         Delivery {
             router: Router::new(config.flows.clone(), config.flow.clone()),
-            unconfirmed: BTreeMap::new(),
-            held: BTreeMap::new(),
+            unconfirmed: Vec::new(),
+            held: Vec::new(),
         }
     }
 
@@ -116,7 +121,7 @@ impl Delivery {
     ) -> Vec<String> {
         let mut actions = Vec::new();
         if edge.to == State::Working {
-            self.unconfirmed.remove(&pane);
+            self.unconfirmed.retain(|s| s.pane != pane);
         }
         if edge.to == State::Working && edge.from != State::Working {
             self.router.on_turn_started(pane);
@@ -163,7 +168,8 @@ impl Delivery {
                 if let InputBox::Draft(draft) = drafts(pane) {
                     let chars = payload.chars().count();
                     let due = now + HOLD_RECHECK_MS;
-                    self.held.entry(pane).or_default().push(Held {
+                    self.held.push(Held {
+                        pane,
                         payload,
                         name: name.clone(),
                         due,
@@ -183,13 +189,15 @@ impl Delivery {
         });
         let chars = payload.chars().count();
         let submission = Submission {
+            pane,
             due: now + ENTER_DELAY_MS,
             presses: 0,
             pastes: 1,
             payload: payload.to_owned(),
             name: name.clone(),
         };
-        self.unconfirmed.insert(pane, submission);
+        self.unconfirmed.retain(|s| s.pane != pane);
+        self.unconfirmed.push(submission);
         format!("sent {chars} chars → {name}")
     }
 
@@ -198,15 +206,15 @@ impl Delivery {
     /// a new turn for routing.
     pub fn on_report(&mut self, report: &PaneReport) {
         if report.starts_a_turn() {
-            self.unconfirmed.remove(&report.pane);
+            self.unconfirmed.retain(|s| s.pane != report.pane);
             self.router.on_new_turn_evidence(report.pane);
         }
     }
 
     /// When the next Enter, delivery verdict or input box check is due.
     pub fn next_enter(&self) -> Option<Millis> {
-        let held = self.held.values().filter_map(|h| h.first()).map(|h| h.due);
-        self.unconfirmed.values().map(|s| s.due).chain(held).min()
+        let held = self.held.iter().map(|h| h.due);
+        self.unconfirmed.iter().map(|s| s.due).chain(held).min()
     }
 
     /// Presses the Enters that are due, and pastes held answers whose
@@ -214,32 +222,30 @@ impl Delivery {
     pub fn press_due_enters(&mut self, now: Millis, out: &mut Vec<Effect>, drafts: &mut Drafts<'_>) -> Option<String> {
         let mut said = self.release_held(now, out, drafts);
         let mut given_up = Vec::new();
-        for (pane, submission) in self.unconfirmed.iter_mut().filter(|(_, s)| s.due <= now) {
+        for submission in self.unconfirmed.iter_mut().filter(|s| s.due <= now) {
+            let pane = submission.pane;
             if submission.presses < MAX_ENTERS {
                 out.push(Effect::WriteToPane {
-                    pane: *pane,
+                    pane,
                     text: "\r".into(),
                 });
                 submission.presses += 1;
                 submission.due = now + RETRY_ENTER_MS;
-            } else if submission.pastes < MAX_PASTES && drafts(*pane) == InputBox::Empty {
+            } else if submission.pastes < MAX_PASTES && drafts(pane) == InputBox::Empty {
                 // No turn, and nothing in the box: the paste was lost.
                 out.push(Effect::WriteToPane {
-                    pane: *pane,
+                    pane,
                     text: paste_bytes(&submission.payload),
                 });
                 submission.pastes += 1;
                 submission.presses = 0;
                 submission.due = now + ENTER_DELAY_MS;
             } else {
-                given_up.push(*pane);
+                given_up.push(submission.name.clone());
             }
         }
-        let names: Vec<String> = given_up
-            .into_iter()
-            .filter_map(|pane| self.unconfirmed.remove(&pane))
-            .map(|s| s.name)
-            .collect();
+        let names = given_up;
+        self.unconfirmed.retain(|s| s.presses < MAX_ENTERS || s.due > now);
         if !names.is_empty() {
             said = Some(format!(
                 "{UNCONFIRMED} {} started no turn (the answer may wait in its input box)",
@@ -253,25 +259,22 @@ impl Delivery {
     /// the box is empty (and no earlier delivery there awaits its turn),
     /// else held on.
     fn release_held(&mut self, now: Millis, out: &mut Vec<Effect>, drafts: &mut Drafts<'_>) -> Option<String> {
-        let due: Vec<u32> = self
-            .held
-            .iter()
-            .filter(|(pane, h)| h.first().is_some_and(|h| h.due <= now) && !self.unconfirmed.contains_key(pane))
-            .map(|(pane, _)| *pane)
-            .collect();
         let mut said = None;
-        for pane in due {
-            let Some(queue) = self.held.get_mut(&pane) else {
+        let mut i = 0;
+        while i < self.held.len() {
+            let pane = self.held[i].pane;
+            let first_of_pane = !self.held[..i].iter().any(|h| h.pane == pane);
+            let awaited = self.unconfirmed.iter().any(|s| s.pane == pane);
+            if !first_of_pane || awaited || self.held[i].due > now {
+                i += 1;
                 continue;
-            };
+            }
             if drafts(pane).draft().is_some() {
-                queue[0].due = now + HOLD_RECHECK_MS;
+                self.held[i].due = now + HOLD_RECHECK_MS;
+                i += 1;
                 continue;
             }
-            let held = queue.remove(0);
-            if queue.is_empty() {
-                self.held.remove(&pane);
-            }
+            let held = self.held.remove(i);
             said = Some(self.paste(pane, &held.payload, held.name, now, out));
         }
         said
@@ -289,12 +292,10 @@ impl Delivery {
                 format!("{n} queued → {name}")
             })
             .collect();
-        let held = self.held.iter().filter(|(_, h)| !h.is_empty()).map(|(pane, h)| {
-            let name = table
-                .get(*pane)
-                .map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
-            format!("{} held → {name} (its input box holds text)", h.len())
-        });
+        let held = self
+            .held
+            .iter()
+            .map(|h| format!("held → {} (its input box holds text)", h.name));
         let paused = self.router.is_paused().then(|| "flows paused".to_owned());
         let all: Vec<String> = paused.into_iter().chain(held).chain(parts).collect();
         (!all.is_empty()).then(|| all.join(", "))
@@ -406,8 +407,8 @@ impl Delivery {
 
     /// Forgets a closed pane.
     pub fn forget(&mut self, pane: u32) {
-        self.unconfirmed.remove(&pane);
-        self.held.remove(&pane);
+        self.unconfirmed.retain(|s| s.pane != pane);
+        self.held.retain(|h| h.pane != pane);
         self.router.forget(pane);
     }
 }

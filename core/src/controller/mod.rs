@@ -136,7 +136,7 @@ pub struct Controller {
     /// in a hidden tab gets the rows again when they change, so it never
     /// shows "no agent panes" or a pane set of the past when its tab is
     /// viewed (state changes alone reach it when it is viewed).
-    synced_panes: BTreeMap<u32, Vec<(u32, String)>>,
+    synced_panes: Vec<(u32, u64)>,
     /// Followers that have not been sent the latest rows.
     stale_followers: BTreeSet<u32>,
     /// Where the attention jumps have been.
@@ -192,7 +192,7 @@ impl Controller {
             panes: Vec::new(),
             drawn: None,
             redraw_again: false,
-            synced_panes: BTreeMap::new(),
+            synced_panes: Vec::new(),
             stale_followers: BTreeSet::new(),
             out: Vec::new(),
         };
