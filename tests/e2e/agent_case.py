@@ -32,6 +32,16 @@ class AgentCase:
                 clear_input(z, title)
         self.fail(f"{text!r} never reached the API")
 
+    def settle(self, z, title):
+        """Waits for Codex's animated start-up logo to end: while it plays the
+        composer is drawn but loses what is typed (a cold start on a busy
+        machine). Escape ends it when it lingers."""
+        try:
+            wait_for("the start-up animation over", lambda: "⣿" not in z.screen(), timeout=8)
+        except AssertionError:
+            self.press(z, title, "27")
+            wait_for("the start-up animation over", lambda: "⣿" not in z.screen(), timeout=10)
+
     def press(self, z, title, code):
         """Writes one key (a decimal byte) into the pane."""
         z.action("write", "--pane-id", f"terminal_{z.pane_id(title)}", code)
