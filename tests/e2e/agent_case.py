@@ -3,7 +3,7 @@
 import time
 
 from harness import segments_by_pane, wait_for
-from test_real_claude import clear_input, type_prompt
+from test_real_claude import clear_input
 
 
 def claude_ready(screen):
@@ -20,27 +20,28 @@ class AgentCase:
     """`self.agent_api` is the fake API the agent under test talks to."""
 
     def submit(self, z, title, text, api=None, attempts=3):
-        """Types a prompt and Enter until the fake API gets it."""
+        """Types a prompt, and Enter once it shows in the pane, until the fake
+        API gets it. (A TUI busy starting up on a loaded machine drops keys:
+        Codex drew its composer and then lost all but a letter of a prompt.)"""
         api = api or self.agent_api
+        pane = f"terminal_{z.pane_id(title)}"
         for _ in range(attempts):
             before = api.prompt_count(text)
-            type_prompt(z, title, text)
+            shown = z.screen().count(text)
+            z.action("write-chars", "--pane-id", pane, text)
+            try:
+                wait_for(f"{text!r} typed", lambda: z.screen().count(text) > shown, timeout=5)
+            except AssertionError:
+                clear_input(z, title)
+                continue
+            time.sleep(0.3)  # a TUI swallows an Enter that arrives with the text
+            z.action("write", "--pane-id", pane, "13")
             try:
                 wait_for(f"{text!r} submitted", lambda: api.prompt_count(text) > before, timeout=8)
                 return
             except AssertionError:
                 clear_input(z, title)
         self.fail(f"{text!r} never reached the API")
-
-    def settle(self, z, title):
-        """Waits for Codex's animated start-up logo to end: while it plays the
-        composer is drawn but loses what is typed (a cold start on a busy
-        machine). Escape ends it when it lingers."""
-        try:
-            wait_for("the start-up animation over", lambda: "⣿" not in z.screen(), timeout=8)
-        except AssertionError:
-            self.press(z, title, "27")
-            wait_for("the start-up animation over", lambda: "⣿" not in z.screen(), timeout=10)
 
     def press(self, z, title, code):
         """Writes one key (a decimal byte) into the pane."""

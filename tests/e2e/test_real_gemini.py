@@ -104,7 +104,6 @@ class RealGemini(AgentCase, unittest.TestCase):
             self.ready(z, "gm")
             wait_for("claude ready", lambda: claude_ready(z.screen()), timeout=60)
             wait_for("codex ready", lambda: codex_ready(z.screen()), timeout=60)
-            self.settle(z, "cx")
             self.submit(z, "cc", "tool:8", api=self.claude_api)
             self.submit(z, "cx", "tool:8", api=self.openai)
             wait_for("claude and codex working",

@@ -51,7 +51,6 @@ class ShellStarted(AgentCase, unittest.TestCase):
             type_prompt(z, title, " ".join(shlex.quote(a) for a in argv))
             wait_for(f"{title} ready", lambda: ready(z.screen()), timeout=60)
             wait_for(f"{title} in the bar", lambda: segment(z, title), timeout=30)
-            self.settle(z, title)
             self.agent_api = api
             self.submit(z, title, "echo:hello from a shell", attempts=5)
             wait_for("a confirmed done", lambda: is_confirmed_done(segment(z, title)), timeout=40)
