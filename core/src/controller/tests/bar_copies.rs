@@ -1,0 +1,363 @@
+//! Permissions, the pane list, the copies and their rows, screens and
+//! storms, the host command and the watcher.
+
+use super::*;
+
+#[test]
+fn copies_ask_for_permissions_one_after_the_other() {
+    let (_, first) = Controller::new(&BTreeMap::new(), 1, T0);
+    assert_eq!(first, vec![Effect::RequestPermissions]);
+    let (mut third, effects) = Controller::new(&BTreeMap::new(), 3, T0);
+    assert_eq!(effects, vec![Effect::ArmTimer(2 * PERMISSION_STAGGER_MS)]);
+    let effects = third.handle(Event::Timer, T0, &mut FakeScreens::default());
+    assert!(effects.contains(&Effect::RequestPermissions), "{effects:?}");
+}
+
+#[test]
+fn events_before_the_grant_are_replayed_and_after_a_denial_dropped() {
+    let (mut c, _) = Controller::new(&BTreeMap::new(), 1, T0);
+    let mut screens = FakeScreens::default();
+    c.handle(Event::Panes(pane_list(&[(1, 0)])), T0, &mut screens);
+    assert_eq!(c.role, Role::Undecided, "queued, not handled");
+    let effects = c.handle(Event::Permission(true), T0, &mut screens);
+    assert!(effects.contains(&Effect::SetUnselectable));
+    assert!(c.role.is_leader(), "the queued pane list was replayed");
+
+    let (mut denied, _) = Controller::new(&BTreeMap::new(), 1, T0);
+    let effects = denied.handle(Event::Permission(false), T0, &mut screens);
+    assert!(effects.contains(&Effect::Redraw));
+    assert!(denied.render(200, T0).contains("permissions denied"));
+    for _ in 0..1_000 {
+        denied.handle(Event::Panes(pane_list(&[(1, 0)])), T0, &mut screens);
+    }
+    assert!(denied.queued.is_empty(), "nothing piles up after a denial");
+}
+
+#[test]
+fn the_queue_before_the_grant_is_bounded() {
+    let (mut c, _) = Controller::new(&BTreeMap::new(), 1, T0);
+    for _ in 0..(MAX_QUEUED_EVENTS * 3) {
+        c.handle(Event::CommandChanged, T0, &mut FakeScreens::default());
+    }
+    assert_eq!(c.queued.len(), MAX_QUEUED_EVENTS);
+}
+
+#[test]
+fn the_leader_starts_the_watcher_and_takes_screens_while_they_matter() {
+    let mut rig = Rig::new(1, &[]);
+    let effects = rig.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
+    assert_eq!(host_runs(&effects, "watch").len(), 1);
+    assert!(effects.contains(&Effect::Subscribe(Subscription::RenderReports)));
+    assert!(
+        !effects.contains(&Effect::Subscribe(Subscription::CommandChanges)),
+        "the watcher finds agents"
+    );
+    let sync = effects
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { copy: 5, name, .. } if *name == PIPE_SYNC));
+    assert!(sync, "a new copy gets the rows at once: {effects:?}");
+}
+
+#[test]
+fn a_banner_on_screen_shows_done_at_once_and_reaches_the_other_copies() {
+    let mut rig = Rig::leader(&[]);
+    let both = |position| TabView { position, viewed: true };
+    rig.send(Event::Tabs(vec![both(0), both(1)]));
+    let effects = rig.send(Event::Screens(vec![(2, done_banner())]));
+    assert_eq!(rig.state_of(2), State::Done);
+    assert!(effects.contains(&Effect::Redraw));
+    assert!(effects
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { copy: 5, name, .. } if *name == PIPE_SYNC)));
+}
+
+#[test]
+fn a_banner_read_from_history_is_not_believed() {
+    let mut rig = Rig::leader(&[]);
+    rig.screens.scrolled.insert(2);
+    rig.send(Event::Screens(vec![(2, done_banner())]));
+    assert_ne!(rig.state_of(2), State::Done);
+}
+
+#[test]
+fn a_watcher_that_another_one_replaces_is_not_restarted() {
+    let mut rig = Rig::leader(&[]);
+    let context = BTreeMap::from([(CTX_KIND.to_owned(), "watch".to_owned())]);
+    let result = |code| Event::HostResult {
+        code: Some(code),
+        stdout: vec![],
+        stderr: b"turnstile: a watcher already serves session s".to_vec(),
+        context: context.clone(),
+    };
+    let effects = rig.send(result(EXIT_ANOTHER_WATCHER));
+    assert!(
+        host_runs(&effects, "status").is_empty(),
+        "no polling: another watcher pushes"
+    );
+    assert!(rig.c.watcher.running);
+
+    // A crash: poll at once, say why, start it again 2 s later.
+    let effects = rig.send(result(1));
+    assert_eq!(host_runs(&effects, "status").len(), 1);
+    assert!(effects.contains(&Effect::Subscribe(Subscription::CommandChanges)));
+    assert!(rig.c.render(200, rig.now).contains("watcher stopped"));
+    let effects = rig.timer_at(rig.now + pacing::WATCHER_RETRY_MS);
+    assert_eq!(host_runs(&effects, "watch").len(), 1);
+}
+
+#[test]
+fn a_lost_host_run_is_retried_and_its_late_answer_ignored() {
+    let mut rig = Rig::leader(&[("watcher", "false")]);
+    let first = host_runs(&rig.timer_at(T0 + TICK_MS), "status");
+    assert_eq!(first.len(), 1);
+    let quiet = rig.timer_at(T0 + 2 * TICK_MS);
+    assert!(host_runs(&quiet, "status").is_empty(), "never two runs in flight");
+    let retry = host_runs(&rig.timer_at(T0 + pacing::HOST_RUN_TIMEOUT_MS + 2 * TICK_MS), "status");
+    assert_eq!(retry.len(), 1, "given up after 10 s and asked again");
+    let late = Event::HostResult {
+        code: Some(0),
+        stdout: br#"{"at":1,"panes":[]}"#.to_vec(),
+        stderr: vec![],
+        context: first[0].clone(),
+    };
+    rig.send(late);
+    assert!(rig.c.host.in_flight, "the late answer does not end the new run");
+}
+
+#[test]
+fn a_failing_host_command_is_said_once_and_cleared_by_success() {
+    let mut rig = Rig::leader(&[("watcher", "false")]);
+    let run = host_runs(&rig.timer_at(T0 + TICK_MS), "status").remove(0);
+    let failed = rig.send(Event::HostResult {
+        code: Some(127),
+        stdout: vec![],
+        stderr: b"sh: turnstile: not found\n".to_vec(),
+        context: run,
+    });
+    assert!(failed.contains(&Effect::Redraw));
+    assert!(rig.c.render(200, rig.now).contains("not found"));
+}
+
+#[test]
+fn a_follower_draws_synced_rows_and_once_more_after_a_tab_switch() {
+    let mut rig = Rig::new(5, &[]);
+    let effects = rig.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
+    assert_eq!(rig.c.role, Role::Follower(1));
+    assert!(host_runs(&effects, "watch").is_empty() && host_runs(&effects, "status").is_empty());
+    let rows = vec![PaneSummary {
+        pane: 1,
+        name: "a".into(),
+        state: State::Working,
+        source: Some(Source::Transcript),
+        confirmed: false,
+        since: T0,
+        unseen: false,
+        reason: String::new(),
+        kind: crate::agent::AgentKind::Claude,
+    }];
+    let effects = rig.send(pipe(
+        PIPE_SYNC,
+        PipeFrom::Plugin(1),
+        &serde_json::to_string(&rows).unwrap(),
+    ));
+    assert!(effects.contains(&Effect::Redraw));
+    rig.c.render(120, rig.now);
+    let effects = rig.send(Event::Tabs(vec![TabView {
+        position: 1,
+        viewed: true,
+    }]));
+    assert!(effects.contains(&Effect::Redraw));
+    assert!(effects
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { copy: 1, name, .. } if *name == PIPE_VIEW)));
+    rig.c.render(120, rig.now);
+    let again = rig.timer_at(rig.now + FOLLOWER_TICK_MS);
+    assert!(
+        again.contains(&Effect::Redraw),
+        "zellij may have dropped the first render"
+    );
+}
+
+#[test]
+fn the_state_pipe_and_a_click_are_answered() {
+    let mut rig = Rig::leader(&[]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let effects = rig.send(pipe(PIPE_STATE, PipeFrom::Cli("p1".into()), ""));
+    let answered = effects
+        .iter()
+        .any(|e| matches!(e, Effect::AnswerPipe { pipe, text } if pipe == "p1" && text.contains("\"working\"")));
+    assert!(answered, "{effects:?}");
+    rig.c.render(120, rig.now);
+    let col = rig.c.drawn.as_ref().unwrap().hits[0].0;
+    assert_eq!(rig.send(Event::Click(col)), vec![Effect::FocusPane(1)]);
+}
+
+#[test]
+fn a_copy_that_announces_itself_gets_the_rows_even_in_a_hidden_tab() {
+    let mut rig = Rig::leader(&[]);
+    // Copy 5 (tab 1, not viewed) was sent rows once, maybe before it listened.
+    let effects = rig.send(pipe(PIPE_VIEW, PipeFrom::Plugin(5), "[]"));
+    let synced = effects
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { copy: 5, name, .. } if *name == PIPE_SYNC));
+    assert!(synced, "{effects:?}");
+}
+
+/// Issue 21 (under load, e2e): a hidden copy was sent rows once, while the
+/// table was still empty, and showed "no agent panes" when its tab was
+/// viewed. It now gets the rows whenever the set of agent panes changes;
+/// state changes alone still wait until its tab is viewed.
+#[test]
+fn a_hidden_copy_gets_the_rows_when_the_agent_panes_change_not_on_every_state() {
+    let mut rig = Rig::leader(&[]);
+    let synced = |effects: &[Effect]| {
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::SendToCopy { copy: 5, name, .. } if *name == PIPE_SYNC))
+    };
+    let state = rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    assert!(
+        !synced(&state),
+        "a state change alone waits for the tab to be viewed: {state:?}"
+    );
+    let mut panes = pane_list(&[(1, 0), (5, 1)]);
+    panes.push(terminal(3, 0, "c", false));
+    let grown = rig.send(Event::Panes(panes));
+    assert!(synced(&grown), "a new agent pane reaches the hidden copy: {grown:?}");
+    let third = rig.push(&[report(3, State::Done, Source::Transcript, T0 + 5, Some("x"))]);
+    assert!(
+        !synced(&third),
+        "a state change alone waits for the tab to be viewed: {third:?}"
+    );
+}
+
+/// Issue 21 (under load, e2e): a shell pane drew an agent's spinner once,
+/// before the bar had loaded and subscribed to render reports, then drew
+/// nothing more: no report ever carried it. Every pane is read once when
+/// the subscription starts.
+#[test]
+fn what_panes_drew_before_the_subscription_is_read_once_at_the_next_tick() {
+    let mut rig = Rig::new(1, &[]);
+    rig.screens
+        .viewports
+        .insert(7, vec!["✽ Pondering… (1s)".into(), String::new()]);
+    let mut shell = terminal(7, 0, "guess", true);
+    shell.command = Some("bash".into());
+    rig.send(Event::Tabs(vec![TabView {
+        position: 0,
+        viewed: true,
+    }]));
+    rig.send(Event::Panes(vec![shell, copy(1, 0)]));
+    assert_eq!(rig.state_of(7), State::Unknown);
+    rig.timer_at(rig.now + TICK_MS);
+    assert_eq!(
+        rig.state_of(7),
+        State::Working,
+        "read once the reports were subscribed to"
+    );
+}
+
+#[test]
+fn nothing_visible_changed_means_no_redraw() {
+    let mut rig = Rig::leader(&[]);
+    rig.c.render(120, rig.now);
+    let effects = rig.send(Event::CommandChanged);
+    assert!(!effects.contains(&Effect::Redraw));
+    let effects = rig.send(pipe(PIPE_VIEW, PipeFrom::Plugin(5), "[0]"));
+    assert!(!effects.contains(&Effect::Redraw), "{effects:?}");
+}
+
+#[test]
+fn an_output_storm_pauses_screens_then_catches_up() {
+    let mut rig = Rig::leader(&[]);
+    let busy = vec![(2, vec!["✻ Thinking… (esc to interrupt)".to_owned()])];
+    let mut paused = false;
+    for _ in 0..pacing::STORM_REPORTS {
+        let effects = rig.send(Event::Screens(busy.clone()));
+        paused |= effects.contains(&Effect::Unsubscribe(Subscription::RenderReports));
+    }
+    assert!(paused, "reports paused in a storm");
+    rig.screens.viewports.insert(2, done_banner());
+    let effects = rig.timer_at(rig.now + pacing::STORM_PAUSE_MAX_MS);
+    assert!(effects.contains(&Effect::Subscribe(Subscription::RenderReports)));
+    assert_eq!(rig.state_of(2), State::Done, "the busy pane was read after the pause");
+}
+
+#[test]
+fn bad_pipe_payloads_become_messages() {
+    let mut rig = Rig::leader(&[]);
+    rig.send(pipe(PIPE_PUSH, PipeFrom::Other, "{not json"));
+    assert!(rig.c.render(200, rig.now).contains("unreadable push"));
+    rig.send(pipe(PIPE_ROUTE, PipeFrom::Cli("p".into()), "frobnicate"));
+    assert!(rig.c.render(200, rig.now).contains("unknown route command"));
+}
+
+#[test]
+fn a_copy_in_the_viewed_tab_hands_pane_lists_to_a_leader_nobody_views() {
+    // The person looks at tab 1: zellij sends pane lists to copy 5 only.
+    let mut follower = Rig::new(5, &[]);
+    follower.send(Event::Tabs(vec![
+        TabView {
+            position: 0,
+            viewed: false,
+        },
+        TabView {
+            position: 1,
+            viewed: true,
+        },
+    ]));
+    let mut panes = pane_list(&[(1, 0), (5, 1)]);
+    panes.push(terminal(3, 1, "new", true));
+    let effects = follower.send(Event::Panes(panes.clone()));
+    let forwarded = sent_to(&effects, 1, PIPE_PANES);
+    assert_eq!(forwarded.len(), 1, "{effects:?}");
+    let again = follower.send(Event::Panes(panes));
+    assert!(
+        !again
+            .iter()
+            .any(|e| matches!(e, Effect::SendToCopy { name: PIPE_PANES, .. })),
+        "an unchanged list is not sent again"
+    );
+    let mut leader = Rig::leader(&[]);
+    leader.send(pipe(PIPE_PANES, PipeFrom::Plugin(5), forwarded[0]));
+    assert!(
+        leader.c.summaries().iter().any(|s| s.name == "new"),
+        "the new pane shows"
+    );
+    // A copy whose leader's tab is viewed forwards nothing.
+    let mut beside = Rig::new(5, &[]);
+    beside.send(Event::Tabs(vec![TabView {
+        position: 0,
+        viewed: true,
+    }]));
+    let quiet = beside.send(Event::Panes(pane_list(&[(1, 0), (5, 0)])));
+    assert!(!quiet
+        .iter()
+        .any(|e| matches!(e, Effect::SendToCopy { name: PIPE_PANES, .. })));
+}
+
+#[test]
+fn a_hidden_copy_that_takes_the_lead_does_not_route_a_turn_again() {
+    let flows = [("flows", "a -> b")];
+    let mut leader = Rig::leader(&flows);
+    leader.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let done = report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"));
+    assert_eq!(
+        writes(&leader.push(std::slice::from_ref(&done))).len(),
+        1,
+        "routed once"
+    );
+    // A copy in a hidden tab: no pane list ever, only rows and pushes.
+    let mut hidden = Rig::new(5, &flows);
+    let rows = serde_json::to_string(&leader.c.summaries()).unwrap();
+    hidden.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &rows));
+    hidden.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    hidden.push(std::slice::from_ref(&done));
+    // The leader's tab closes; the hidden copy leads and hears the same turn.
+    let mut panes = vec![terminal(1, 1, "a", false), terminal(2, 1, "b", true)];
+    panes.push(copy(5, 1));
+    hidden.send(Event::Panes(panes));
+    assert!(hidden.c.role().is_leader());
+    let again = hidden.push(&[done]);
+    assert!(writes(&again).is_empty(), "the turn was routed already: {again:?}");
+}

@@ -1,0 +1,127 @@
+//! Routing a confirmed done: paste and Enter, confirmation, a held
+//! answer, a lost paste, never a screen guess.
+
+use super::*;
+
+#[test]
+fn a_confirmed_done_is_pasted_then_entered_once() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let effects = rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    let pasted = writes(&effects);
+    assert_eq!(pasted.len(), 1, "{effects:?}");
+    assert_eq!(pasted[0].0, 2);
+    assert!(pasted[0].1.contains("the answer"));
+    assert!(effects.iter().any(|e| matches!(e, Effect::ArmTimer(_))) || rig.c.timers_armed() > 0);
+    // The Enter follows as its own write, once.
+    let later = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&later), vec![(2, "\r".to_owned())]);
+    let again = rig.push(&[report(1, State::Done, Source::Hook, T0 + 20, Some("the answer"))]);
+    assert!(
+        writes(&again).is_empty(),
+        "the hook confirming the same turn does not route it again"
+    );
+}
+
+/// Issue 21: under load the first Enter was lost and the answer stood in
+/// the target's input box for good. Enter is pressed again until the
+/// target starts its turn, then never again.
+#[test]
+fn enter_is_pressed_again_until_the_target_starts_its_turn() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&first), vec![(2, "\r".to_owned())]);
+    let retry = rig.timer_at(rig.now + delivery::RETRY_ENTER_MS);
+    assert_eq!(writes(&retry), vec![(2, "\r".to_owned())], "no turn yet: Enter again");
+    rig.push(&[report(2, State::Working, Source::Hook, rig.now, None)]);
+    let after = rig.timer_at(rig.now + 10 * delivery::RETRY_ENTER_MS);
+    assert!(writes(&after).is_empty(), "the target took the turn: {after:?}");
+}
+
+#[test]
+fn a_delivery_never_confirmed_is_said_in_the_bar_after_the_last_enter() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    let mut enters = writes(&rig.timer_at(rig.now + delivery::ENTER_DELAY_MS)).len();
+    for _ in 0..delivery::MAX_ENTERS + 1 {
+        enters += writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)).len();
+    }
+    assert_eq!(enters as u32, delivery::MAX_ENTERS, "bounded");
+    assert!(
+        rig.c.render(200, rig.now).contains("not confirmed: b"),
+        "{}",
+        rig.c.render(200, rig.now)
+    );
+}
+
+/// Issue 21: an answer is never pasted onto text standing in the target's
+/// input box; it waits, the bar says why, and goes once the box is empty.
+#[test]
+fn an_answer_waits_for_the_targets_input_box_to_be_empty() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    let mut codex = report(2, State::Idle, Source::Session, T0, None);
+    codex.agent = Some(protocol::AgentBinding {
+        kind: crate::agent::AgentKind::Codex,
+        ..protocol::AgentBinding::default()
+    });
+    rig.push(&[codex]);
+    rig.screens
+        .viewports
+        .insert(2, vec!["› half a thought".into(), "  ? for shortcuts".into()]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let effects = rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    assert!(writes(&effects).is_empty(), "pasted onto a draft: {effects:?}");
+    let bar = rig.c.render(200, rig.now);
+    assert!(bar.contains("input box holds text"), "{bar}");
+    let still = rig.timer_at(rig.now + delivery::HOLD_RECHECK_MS);
+    assert!(writes(&still).is_empty(), "{still:?}");
+    rig.screens
+        .viewports
+        .insert(2, vec!["› Ask Codex to do anything".into()]);
+    let released = rig.timer_at(rig.now + delivery::HOLD_RECHECK_MS);
+    let pasted = writes(&released);
+    assert_eq!(pasted.len(), 1, "{released:?}");
+    assert!(pasted[0].1.contains("the answer"));
+    let enter = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&enter), vec![(2, "\r".to_owned())]);
+}
+
+/// Issue 21, seen again under two busy loops: Claude Code still starting
+/// up dropped the paste itself; its box stayed empty and Enter could not
+/// help. With no turn after the last Enter and an empty box, the answer is
+/// pasted again; once the target works, nothing more is written.
+#[test]
+fn a_lost_paste_is_pasted_again_when_the_box_is_certainly_empty() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.screens
+        .viewports
+        .insert(2, vec!["──────".into(), "❯ ".into(), "──────".into()]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let first = rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    assert_eq!(writes(&first).len(), 1);
+    let mut enters = writes(&rig.timer_at(rig.now + delivery::ENTER_DELAY_MS)).len();
+    for _ in 1..delivery::MAX_ENTERS {
+        enters += writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)).len();
+    }
+    assert_eq!(enters as u32, delivery::MAX_ENTERS);
+    let again = rig.timer_at(rig.now + delivery::RETRY_ENTER_MS);
+    let pasted = writes(&again);
+    assert_eq!(pasted.len(), 1, "{again:?}");
+    assert!(pasted[0].1.contains("the answer"), "pasted again: {pasted:?}");
+    let enter = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&enter), vec![(2, "\r".to_owned())]);
+    rig.push(&[report(2, State::Working, Source::Transcript, rig.now, None)]);
+    let after = rig.timer_at(rig.now + 10 * delivery::RETRY_ENTER_MS);
+    assert!(writes(&after).is_empty(), "{after:?}");
+}
+
+#[test]
+fn a_screen_done_is_never_routed() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    let effects = rig.send(Event::Screens(vec![(1, done_banner())]));
+    assert_eq!(rig.state_of(1), State::Done);
+    assert!(writes(&effects).is_empty());
+}
