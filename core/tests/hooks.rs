@@ -309,22 +309,7 @@ fn gemini_payload(dir: &Path, event: &str) -> serde_json::Value {
 }
 
 fn gemini_hook(dir: &Path, payload: &serde_json::Value) -> serde_json::Value {
-    let mut child = Command::new(BIN)
-        .args(["hook", "--agent", "gemini"])
-        .env("XDG_STATE_HOME", dir.join("state"))
-        .env("TURNSTILE_ZELLIJ", fake_zellij(dir))
-        .env("ZELLIJ_PANE_ID", "4")
-        .env("ZELLIJ_SESSION_NAME", "sess")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.to_string().as_bytes())
-        .unwrap();
+    let child = start_hook(dir, &["--agent", "gemini"], "4", payload);
     assert!(child.wait_with_output().unwrap().status.success());
     serde_json::from_str(calls(dir).lines().last().unwrap()).unwrap()
 }
@@ -508,19 +493,18 @@ fn a_hooks_list_is_an_error_not_already_installed() {
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), r#"{"hooks": []}"#);
 }
 
-/// Runs `turnstile hook` with `payload` under a deadline; its exit status
-/// and how long it took.
-fn hook_within(dir: &Path, args: &[&str], payload: &serde_json::Value) -> (bool, std::time::Duration) {
-    let started = std::time::Instant::now();
+/// Starts `turnstile hook ARGS` in pane `pane` of session `sess`, its own
+/// state and fake `zellij` under `dir`, `payload` written to its stdin.
+fn start_hook(dir: &Path, args: &[&str], pane: &str, payload: &serde_json::Value) -> std::process::Child {
     let mut child = Command::new(BIN)
         .arg("hook")
         .args(args)
         .env("XDG_STATE_HOME", dir.join("state"))
         .env("TURNSTILE_ZELLIJ", fake_zellij(dir))
-        .env("ZELLIJ_PANE_ID", "3")
+        .env("ZELLIJ_PANE_ID", pane)
         .env("ZELLIJ_SESSION_NAME", "sess")
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -530,6 +514,14 @@ fn hook_within(dir: &Path, args: &[&str], payload: &serde_json::Value) -> (bool,
         .unwrap()
         .write_all(payload.to_string().as_bytes())
         .unwrap();
+    child
+}
+
+/// Runs `turnstile hook` with `payload` under a deadline; its exit status
+/// and how long it took.
+fn hook_within(dir: &Path, args: &[&str], payload: &serde_json::Value) -> (bool, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let mut child = start_hook(dir, args, "3", payload);
     for _ in 0..200 {
         if let Some(status) = child.try_wait().unwrap() {
             return (status.success(), started.elapsed());

@@ -66,6 +66,10 @@ struct Submission {
     pastes: u32,
     /// What was pasted, to paste again when it was lost.
     payload: String,
+    /// The target's transcript evidence key when it was pasted: a report
+    /// with another one shows the transcript moved on (a turn ran, even one
+    /// too quick to be seen working), which confirms the delivery.
+    log_key: Option<String>,
     /// The target's name, for the bar.
     name: String,
 }
@@ -77,6 +81,8 @@ pub struct Delivery {
     router: Router,
     /// At most one per target pane.
     unconfirmed: Vec<Submission>,
+    /// The last transcript evidence key reported for each pane.
+    log_keys: Vec<(u32, String)>,
     /// Oldest first.
     held: Vec<Held>,
 }
@@ -104,6 +110,7 @@ impl Delivery {
         Delivery {
             router: Router::new(config.flows.clone(), config.flow.clone()),
             unconfirmed: Vec::new(),
+            log_keys: Vec::new(),
             held: Vec::new(),
         }
     }
@@ -188,12 +195,14 @@ impl Delivery {
             text: paste_bytes(payload),
         });
         let chars = payload.chars().count();
+        let log_key = self.log_keys.iter().find(|(p, _)| *p == pane).map(|(_, k)| k.clone());
         let submission = Submission {
             pane,
             due: now + ENTER_DELAY_MS,
             presses: 0,
             pastes: 1,
             payload: payload.to_owned(),
+            log_key,
             name: name.clone(),
         };
         self.unconfirmed.retain(|s| s.pane != pane);
@@ -204,10 +213,26 @@ impl Delivery {
     /// A report about `pane`: a transcript or hook verdict of a turn in
     /// progress (not an old release's answer awaiting confirmation) starts
     /// a new turn for routing.
+    /// A delivery to the pane is confirmed by that too, or by its transcript
+    /// moving on at all: a turn may start and end between two reports (the
+    /// watcher coalesces them on a busy machine), and pasting it again then
+    /// would submit the turn twice.
     pub fn on_report(&mut self, report: &PaneReport) {
+        let pane = report.pane;
+        let log_key = report
+            .verdicts
+            .iter()
+            .filter(|v| v.source == Source::Transcript)
+            .find_map(|v| v.key.clone());
+        if let Some(key) = log_key {
+            let moved_on = |s: &Submission| s.pane == pane && s.log_key.as_ref() != Some(&key);
+            self.unconfirmed.retain(|s| !moved_on(s));
+            self.log_keys.retain(|(p, _)| *p != pane);
+            self.log_keys.push((pane, key));
+        }
         if report.starts_a_turn() {
-            self.unconfirmed.retain(|s| s.pane != report.pane);
-            self.router.on_new_turn_evidence(report.pane);
+            self.unconfirmed.retain(|s| s.pane != pane);
+            self.router.on_new_turn_evidence(pane);
         }
     }
 
@@ -408,6 +433,7 @@ impl Delivery {
     /// Forgets a closed pane.
     pub fn forget(&mut self, pane: u32) {
         self.unconfirmed.retain(|s| s.pane != pane);
+        self.log_keys.retain(|(p, _)| *p != pane);
         self.held.retain(|h| h.pane != pane);
         self.router.forget(pane);
     }

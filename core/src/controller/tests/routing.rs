@@ -125,3 +125,31 @@ fn a_screen_done_is_never_routed() {
     assert_eq!(rig.state_of(1), State::Done);
     assert!(writes(&effects).is_empty());
 }
+
+/// Seen under two busy loops (real Claude Code ping-pong): the routed turn
+/// started and ended between two watcher reports, so no working edge came;
+/// the box was empty again, the answer was pasted a second time and the
+/// turn ran twice. The target's transcript moving on confirms the delivery.
+#[test]
+fn a_turn_too_quick_to_be_seen_working_still_confirms_the_delivery() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.screens
+        .viewports
+        .insert(2, vec!["──────".into(), "❯ ".into(), "──────".into()]);
+    let keyed = |state, key: &str, answer| {
+        let mut r = report(2, state, Source::Transcript, T0, answer);
+        r.verdicts[0].key = Some(key.into());
+        r
+    };
+    rig.push(&[keyed(State::Done, "100", Some("b's first"))]);
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let first = rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    assert_eq!(writes(&first).len(), 1);
+    rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    rig.push(&[keyed(State::Done, "250", Some("b's second"))]);
+    let mut later = Vec::new();
+    for _ in 0..=delivery::MAX_ENTERS + 1 {
+        later.extend(writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)));
+    }
+    assert!(later.is_empty(), "confirmed: no Enter, no second paste: {later:?}");
+}
