@@ -66,10 +66,6 @@ struct Submission {
     pastes: u32,
     /// What was pasted, to paste again when it was lost.
     payload: String,
-    /// The target's transcript evidence key when it was pasted: a report
-    /// with another one shows the transcript moved on (a turn ran, even one
-    /// too quick to be seen working), which confirms the delivery.
-    log_key: Option<String>,
     /// The target's name, for the bar.
     name: String,
 }
@@ -81,8 +77,9 @@ pub struct Delivery {
     router: Router,
     /// At most one per target pane.
     unconfirmed: Vec<Submission>,
-    /// The last transcript evidence key reported for each pane.
-    log_keys: Vec<(u32, String)>,
+    /// What each pane's sources last said (a key of its verdicts): a report
+    /// that says something else is news (polling repeats the same reports).
+    news: Vec<(u32, u64)>,
     /// Oldest first.
     held: Vec<Held>,
 }
@@ -110,7 +107,7 @@ impl Delivery {
         Delivery {
             router: Router::new(config.flows.clone(), config.flow.clone()),
             unconfirmed: Vec::new(),
-            log_keys: Vec::new(),
+            news: Vec::new(),
             held: Vec::new(),
         }
     }
@@ -127,7 +124,8 @@ impl Delivery {
         acting: Option<(&mut Vec<Effect>, &mut Drafts<'_>)>,
     ) -> Vec<String> {
         let mut actions = Vec::new();
-        if edge.to == State::Working {
+        if edge.to != edge.from {
+            // Any move of the target after the paste is its sign of life.
             self.unconfirmed.retain(|s| s.pane != pane);
         }
         if edge.to == State::Working && edge.from != State::Working {
@@ -195,14 +193,12 @@ impl Delivery {
             text: paste_bytes(payload),
         });
         let chars = payload.chars().count();
-        let log_key = self.log_keys.iter().find(|(p, _)| *p == pane).map(|(_, k)| k.clone());
         let submission = Submission {
             pane,
             due: now + ENTER_DELAY_MS,
             presses: 0,
             pastes: 1,
             payload: payload.to_owned(),
-            log_key,
             name: name.clone(),
         };
         self.unconfirmed.retain(|s| s.pane != pane);
@@ -213,25 +209,25 @@ impl Delivery {
     /// A report about `pane`: a transcript or hook verdict of a turn in
     /// progress (not an old release's answer awaiting confirmation) starts
     /// a new turn for routing.
-    /// A delivery to the pane is confirmed by that too, or by its transcript
-    /// moving on at all: a turn may start and end between two reports (the
-    /// watcher coalesces them on a busy machine), and pasting it again then
-    /// would submit the turn twice.
+    /// A delivery to the pane is confirmed by that too, and by any news of
+    /// the pane from its sources after the paste (a transcript that moved
+    /// on, a hook, a session status): a turn may start and end between two
+    /// reports (the watcher coalesces them on a busy machine), and pasting
+    /// it again then would submit the turn twice. Only a target that shows
+    /// no sign of life at all has its paste repeated.
     pub fn on_report(&mut self, report: &PaneReport) {
         let pane = report.pane;
-        let log_key = report
-            .verdicts
-            .iter()
-            .filter(|v| v.source == Source::Transcript)
-            .find_map(|v| v.key.clone());
-        if let Some(key) = log_key {
-            let moved_on = |s: &Submission| s.pane == pane && s.log_key.as_ref() != Some(&key);
-            self.unconfirmed.retain(|s| !moved_on(s));
-            self.log_keys.retain(|(p, _)| *p != pane);
-            self.log_keys.push((pane, key));
+        let news = news_key(report);
+        let before = self.news.iter().position(|(p, _)| *p == pane);
+        let changed = before.is_none_or(|i| self.news[i].1 != news);
+        if changed && !report.verdicts.is_empty() {
+            self.unconfirmed.retain(|s| s.pane != pane);
+        }
+        match before {
+            Some(i) => self.news[i].1 = news,
+            None => self.news.push((pane, news)),
         }
         if report.starts_a_turn() {
-            self.unconfirmed.retain(|s| s.pane != pane);
             self.router.on_new_turn_evidence(pane);
         }
     }
@@ -433,7 +429,7 @@ impl Delivery {
     /// Forgets a closed pane.
     pub fn forget(&mut self, pane: u32) {
         self.unconfirmed.retain(|s| s.pane != pane);
-        self.log_keys.retain(|(p, _)| *p != pane);
+        self.news.retain(|(p, _)| *p != pane);
         self.held.retain(|h| h.pane != pane);
         self.router.forget(pane);
     }
@@ -444,4 +440,23 @@ fn held_reason(draft: &str) -> String {
     let shown: String = draft.chars().take(24).collect();
     let more = if draft.chars().count() > 24 { "…" } else { "" };
     format!("its input box holds text (`{shown}{more}`)")
+}
+
+/// A key of what a report's sources say (state, source, candidate and
+/// evidence key of each verdict): FNV-1a over them.
+fn news_key(report: &PaneReport) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for v in &report.verdicts {
+        let candidate = v.candidate.map_or("", State::as_str);
+        let parts = [
+            v.state.as_str(),
+            v.source.as_str(),
+            candidate,
+            v.key.as_deref().unwrap_or(""),
+        ];
+        for byte in parts.iter().flat_map(|p| p.bytes().chain([0])) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash
 }
