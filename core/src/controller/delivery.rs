@@ -6,8 +6,9 @@
 //! A delivery is confirmed, not assumed: it counts as delivered when the
 //! target starts a turn (its working edge, or a transcript or hook showing
 //! a new turn). Until then Enter is pressed again every `RETRY_ENTER_MS`,
-//! at most `MAX_ENTERS` times in all (an Enter on an input box the first
-//! one emptied submits nothing, so a turn is never submitted twice). When
+//! at most `MAX_ENTERS` times in all, but only while the box is certainly
+//! empty or holds a draft: a box showing text that may be a suggestion
+//! (Claude Code 2.1.39 submits its suggestion on Enter) gets no Enter. When
 //! the last one started no turn and the target's input box is certainly
 //! empty, the paste itself was lost (a TUI still starting up on a busy
 //! machine drops it): the answer is pasted again, `MAX_PASTES` times in
@@ -246,10 +247,17 @@ impl Delivery {
         for submission in self.unconfirmed.iter_mut().filter(|s| s.due <= now) {
             let pane = submission.pane;
             if submission.presses < MAX_ENTERS {
-                out.push(Effect::WriteToPane {
-                    pane,
-                    text: "\r".into(),
-                });
+                // The first Enter submits the paste. A later one only when the
+                // box is certainly empty or holds our draft: Claude Code 2.1.39
+                // shows a suggestion there once a turn is done, and Enter
+                // submits it (a turn nobody asked for).
+                let retry_is_safe = submission.presses == 0 || drafts(pane) != InputBox::Unknown;
+                if retry_is_safe {
+                    out.push(Effect::WriteToPane {
+                        pane,
+                        text: "\r".into(),
+                    });
+                }
                 submission.presses += 1;
                 submission.due = now + RETRY_ENTER_MS;
             } else if submission.pastes < MAX_PASTES && drafts(pane) == InputBox::Empty {

@@ -29,6 +29,7 @@ fn a_confirmed_done_is_pasted_then_entered_once() {
 #[test]
 fn enter_is_pressed_again_until_the_target_starts_its_turn() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.screens.viewports.insert(2, empty_claude_box());
     rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
     rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
     let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
@@ -43,13 +44,17 @@ fn enter_is_pressed_again_until_the_target_starts_its_turn() {
 #[test]
 fn a_delivery_never_confirmed_is_said_in_the_bar_after_the_last_enter() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    // Text stands in Claude's box (the paste, or a suggestion: no telling).
+    rig.screens
+        .viewports
+        .insert(2, vec!["──────".into(), "❯ the answer".into(), "──────".into()]);
     rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
     rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
     let mut enters = writes(&rig.timer_at(rig.now + delivery::ENTER_DELAY_MS)).len();
     for _ in 0..delivery::MAX_ENTERS + 1 {
         enters += writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)).len();
     }
-    assert_eq!(enters as u32, delivery::MAX_ENTERS, "bounded");
+    assert_eq!(enters, 1, "no Enter onto text that may be a suggestion");
     assert!(
         rig.c.render(200, rig.now).contains("not confirmed: b"),
         "{}",
@@ -152,4 +157,31 @@ fn a_turn_too_quick_to_be_seen_working_still_confirms_the_delivery() {
         later.extend(writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)));
     }
     assert!(later.is_empty(), "confirmed: no Enter, no second paste: {later:?}");
+}
+
+/// The box of an idle Claude Code pane, empty.
+fn empty_claude_box() -> Vec<String> {
+    vec!["──────".into(), "❯ ".into(), "──────".into()]
+}
+
+/// Seen under two busy loops: Claude Code 2.1.39 shows a suggestion in its
+/// box once a turn is done, and a retried Enter submitted it (a turn nobody
+/// asked for). Text that may be a suggestion gets no Enter.
+#[test]
+fn no_enter_is_retried_onto_what_may_be_a_suggestion() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.screens.viewports.insert(2, empty_claude_box());
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&first), vec![(2, "\r".to_owned())], "the Enter that submits");
+    rig.screens.viewports.insert(
+        2,
+        vec!["──────".into(), "❯ Hello from the fake model.".into(), "──────".into()],
+    );
+    let mut later = Vec::new();
+    for _ in 0..=delivery::MAX_ENTERS + 1 {
+        later.extend(writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)));
+    }
+    assert!(later.is_empty(), "{later:?}");
 }
