@@ -10,6 +10,13 @@ pub fn first_line(text: &str) -> String {
     line.chars().filter(|c| !c.is_control()).take(MAX_LINE_CHARS).collect()
 }
 
+/// FNV-1a over `bytes`: a cheap key for "has this changed" comparisons.
+pub fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

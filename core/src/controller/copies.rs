@@ -215,12 +215,8 @@ impl Controller {
 /// A key of the set of agent panes (ids and names) the rows show: FNV-1a
 /// over them, so a copy's last set is one number to compare.
 fn pane_set_key(rows: &[PaneSummary]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let bytes = rows
-        .iter()
-        .flat_map(|r| r.pane.to_le_bytes().into_iter().chain(r.name.bytes()).chain([0]));
-    for byte in bytes {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
+    crate::text::fnv1a(
+        rows.iter()
+            .flat_map(|r| r.pane.to_le_bytes().into_iter().chain(r.name.bytes()).chain([0])),
+    )
 }

@@ -453,8 +453,7 @@ fn held_reason(draft: &str) -> String {
 /// A key of what a report's sources say (state, source, candidate and
 /// evidence key of each verdict): FNV-1a over them.
 fn news_key(report: &PaneReport) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for v in &report.verdicts {
+    crate::text::fnv1a(report.verdicts.iter().flat_map(|v| {
         let candidate = v.candidate.map_or("", State::as_str);
         let parts = [
             v.state.as_str(),
@@ -462,9 +461,6 @@ fn news_key(report: &PaneReport) -> u64 {
             candidate,
             v.key.as_deref().unwrap_or(""),
         ];
-        for byte in parts.iter().flat_map(|p| p.bytes().chain([0])) {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    hash
+        parts.into_iter().flat_map(|p| p.bytes().chain([0]))
+    }))
 }
