@@ -8,8 +8,9 @@
 //! - a screen `done` is dropped while an authoritative source says working;
 //! - evidence that a new turn started (screen activity, session busy) after
 //!   an authoritative turn end shows working at once;
-//! - a transcript *candidate* done (old releases) becomes done when a quiet
-//!   screen or an idle session is observed after it;
+//! - a transcript *candidate* done (an answer that may still be a preamble)
+//!   becomes done when a quiet screen or an idle session is observed after
+//!   it, or, where hooks run, when a turn-end hook marks the end;
 //! - a turn end seen only by the screen or the session (Escape during an API
 //!   retry writes nothing) replaces an authoritative working once it has held
 //!   for [`SETTLE_MS`];
@@ -256,12 +257,17 @@ impl PaneArbiter {
     /// and a screen caught between two frames must not.
     fn candidate_confirmation(&self, a: &Observation) -> Option<&'static str> {
         if let Some(hook) = &self.hook {
-            // An old release's Stop can run before its answer is written:
-            // the answer that lands after it is the turn's end.
-            let stop_before_answer = hook.verdict.candidate == Some(State::Done)
-                && a.verdict.source == Source::Transcript
-                && a.verdict.at >= hook.verdict.at;
-            return stop_before_answer.then_some("the Stop hook ran before the answer reached the transcript");
+            // A turn-end hook that could not see the answer (an old release's
+            // Stop runs before it is written; a hook's read ran out of time)
+            // marks the end: the transcript's answer, seen before or after
+            // it, is the turn's end.
+            let hook_marks_the_end = hook.verdict.candidate == Some(State::Done);
+            let answer_stands = self
+                .transcript
+                .as_ref()
+                .is_some_and(|t| t.verdict.candidate == Some(State::Done) && !t.verdict.state.is_turn_end());
+            return (hook_marks_the_end && answer_stands)
+                .then_some("the turn-end hook ran; the transcript's answer stands");
         }
         let quiet_screen = self.screen.as_ref().is_some_and(|s| {
             s.verdict.at >= a.since && matches!(s.verdict.state, State::Done | State::Unknown | State::Idle)
@@ -384,6 +390,28 @@ mod tests {
             ..keyed(State::Working, "answer", 25)
         };
         let edge = a.observe(answer).expect("the answer ends the turn");
+        assert!(edge.is_confirmed_done(), "{edge:?}");
+    }
+
+    /// Seen in CI on a busy machine (Gemini CLI): the chat log's answer was
+    /// read first, and the `AfterAgent` hook then could not read the log in
+    /// its time budget. The hook marks the end; the answer read before it
+    /// stands.
+    #[test]
+    fn a_turn_end_hook_that_cannot_see_the_answer_confirms_the_one_seen_before() {
+        let mut a = PaneArbiter::new();
+        a.observe(v(State::Working, Source::Hook, 10)); // BeforeAgent
+        let answer = Verdict {
+            candidate: Some(State::Done),
+            ..keyed(State::Working, "answer", 20)
+        };
+        a.observe(answer);
+        assert_eq!(a.fused().state, State::Working, "a candidate alone is no done");
+        let after_agent = Verdict {
+            candidate: Some(State::Done),
+            ..v(State::Working, Source::Hook, 30)
+        };
+        let edge = a.observe(after_agent).expect("the hook ends the turn");
         assert!(edge.is_confirmed_done(), "{edge:?}");
     }
 

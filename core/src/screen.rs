@@ -90,8 +90,10 @@ pub enum InputBox {
     Empty,
     /// Text a person typed, or stray bytes.
     Draft(String),
-    /// Cannot be told: no box on screen, a dialog in its place, or text
-    /// that may be a dimmed suggestion (plugins get no colours).
+    /// Text that may be a draft or a dimmed suggestion the agent submits on
+    /// Enter (plugins get no colours to tell them apart).
+    Unsure(String),
+    /// Cannot be told: no box on screen, or a dialog in its place.
     Unknown,
 }
 

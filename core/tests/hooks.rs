@@ -326,6 +326,23 @@ fn gemini_after_agent_confirms_the_answer_the_chat_log_holds() {
     );
 }
 
+/// A log that cannot be read (here: a FIFO nobody writes) leaves the
+/// hook a mark of the turn's end, never a plain working that nothing
+/// would confirm later.
+#[test]
+fn gemini_after_agent_without_a_readable_log_marks_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut payload = gemini_payload(dir.path(), "AfterAgent");
+    let fifo = dir.path().join("fifo.jsonl");
+    let c = std::ffi::CString::new(fifo.display().to_string()).unwrap();
+    // SAFETY: a valid C string; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    payload["transcript_path"] = serde_json::json!(fifo.display().to_string());
+    let report = gemini_hook(dir.path(), &payload);
+    assert_eq!(report["verdicts"][0]["state"], "working");
+    assert_eq!(report["verdicts"][0]["candidate"], "done");
+}
+
 #[test]
 fn gemini_after_agent_on_a_cancelled_turn_is_interrupted() {
     let dir = tempfile::tempdir().unwrap();

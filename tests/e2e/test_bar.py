@@ -239,12 +239,27 @@ def watchers(z):
 
 
 def transcripts(z):
-    """The lines of every transcript the sandbox's simulated agents wrote."""
+    """The lines of every transcript (Claude) and rollout (Codex) the
+    sandbox's simulated agents wrote."""
+    demo = os.path.join(z.dir, "tmp", "turnstile-demo")
+    paths = glob.glob(os.path.join(demo, ".claude", "projects", "*", "*.jsonl"))
+    paths += glob.glob(os.path.join(demo, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
     out = []
-    for path in glob.glob(os.path.join(z.dir, "tmp", "turnstile-demo", ".claude", "projects", "*", "*.jsonl")):
+    for path in paths:
         with open(path, errors="replace") as f:
             out.append([l for l in f.read().splitlines() if l.strip()])
     return out
+
+
+def prompt_of(record):
+    """The user prompt a transcript or rollout line records, if any."""
+    content = (record.get("message") or {}).get("content")
+    if record.get("type") == "user" and isinstance(content, str):
+        return content
+    item = record.get("payload") or {}
+    if record.get("type") == "response_item" and item.get("type") == "message" and item.get("role") == "user":
+        return "".join(part.get("text", "") for part in item.get("content") or [])
+    return None
 
 
 def user_prompts(z):
@@ -253,12 +268,11 @@ def user_prompts(z):
     for n, lines in enumerate(transcripts(z)):
         for line in lines:
             try:
-                d = json.loads(line)
-            except ValueError:
+                prompt = prompt_of(json.loads(line))
+            except (ValueError, AttributeError):
                 continue
-            content = (d.get("message") or {}).get("content")
-            if d.get("type") == "user" and isinstance(content, str):
-                out.append((n, content))
+            if prompt is not None:
+                out.append((n, prompt))
     return out
 
 
@@ -277,31 +291,49 @@ class Flows(unittest.TestCase):
     def test_a_swallowed_enter_is_pressed_again_and_the_turn_submitted_once(self):
         # Issue 21: under load the target swallowed the Enter and the answer
         # stood in its input box for good. The coder here swallows the first
-        # Enter (as a TUI busy starting up does): delivery must notice that no
-        # turn started, press Enter again, and submit the turn exactly once.
-        panes = [("planner", demo("planner", "done", turns=1)),
-                 ("coder", demo("coder", "", turns=0, listen=True, drop_enters=1))]
-        with Zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
-            answer = "Answer 1 from planner: all 4 checks pass."
-            wait_for("the coder got the planner's answer", lambda: any(t == answer for _, t in user_prompts(z)), timeout=30)
-            wait_for("the coder answered", lambda: "done" in (segment(z.bar(), "coder") or ""), timeout=20)
-            time.sleep(5)  # past every retry
-            self.assertEqual([t for _, t in user_prompts(z)].count(answer), 1, "submitted exactly once")
-            self.assertNotIn("not confirmed", z.bar())
+        # Enter (as a TUI busy starting up does) and shows the paste in its
+        # box: delivery must notice that no turn started, press Enter again,
+        # and submit the turn exactly once. For every kind: a Claude box
+        # showing the paste itself is no suggestion.
+        for kind in ("claude", "codex"):
+            with self.subTest(kind=kind):
+                panes = [("planner", demo("planner", "done", turns=1)),
+                         ("coder", demo("coder", "", turns=0, listen=True, drop_enters=1, kind=kind))]
+                with Zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
+                    answer = "Answer 1 from planner: all 4 checks pass."
+                    wait_for("the coder got the planner's answer",
+                             lambda: any(t == answer for _, t in user_prompts(z)), timeout=30)
+                    wait_for("the coder answered", lambda: "done" in (segment(z.bar(), "coder") or ""), timeout=20)
+                    time.sleep(5)  # past every retry
+                    self.assertEqual([t for _, t in user_prompts(z)].count(answer), 1, "submitted exactly once")
+                    self.assertNotIn("not confirmed", z.bar())
 
     def test_a_paste_lost_while_the_target_starts_up_is_pasted_again_once(self):
-        # Issue 21 under two busy loops: Claude Code, still starting up, lost
-        # the paste itself; its box stayed empty. The coder here drops all
-        # input for its first 6 s: the paste and the first Enters are lost,
-        # the empty box tells so, and the answer goes again, once.
+        # Issue 21 under two busy loops: a TUI still starting up lost the
+        # paste itself; its box stayed empty. The coder here (a simulated
+        # Codex, whose composer never shows a suggestion) drops all input for
+        # its first 6 s: the paste and the first Enters are lost, the empty
+        # box tells so, and the answer goes again, once.
         panes = [("planner", demo("planner", "done", turns=1)),
-                 ("coder", demo("coder", "", turns=0, listen=True, deaf_ms=6000))]
+                 ("coder", demo("coder", "", turns=0, listen=True, deaf_ms=6000, kind="codex"))]
         with Zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
             answer = "Answer 1 from planner: all 4 checks pass."
             wait_for("the coder got the planner's answer", lambda: any(t == answer for _, t in user_prompts(z)), timeout=40)
             wait_for("the coder answered", lambda: "done" in (segment(z.bar(), "coder") or ""), timeout=20)
             time.sleep(5)
             self.assertEqual([t for _, t in user_prompts(z)].count(answer), 1, "submitted exactly once")
+
+    def test_a_lost_paste_into_claude_is_said_never_pasted_again(self):
+        # Claude Code may show a suggestion in its empty box at any moment,
+        # which Enter submits and before which a second paste would land: a
+        # paste lost there is said in the bar, never repeated.
+        panes = [("planner", demo("planner", "done", turns=1)),
+                 ("coder", demo("coder", "", turns=0, listen=True, deaf_ms=20000))]
+        with Zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
+            started = time.monotonic()
+            wait_for("the delivery said unconfirmed", lambda: "not confirmed" in z.bar(), timeout=40)
+            time.sleep(max(0, 24 - (time.monotonic() - started)))  # past the deaf start: a repeat would now arrive
+            self.assertEqual([t for _, t in user_prompts(z) if t.startswith("Answer")], [], "never pasted again")
 
     def test_a_busy_target_gets_the_answer_only_after_it_finishes(self):
         panes = [("fast", demo("fast", "done", turns=1)), ("slow", demo("slow", "done", turns=1, listen=True, pace=1.5))]

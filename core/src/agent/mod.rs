@@ -102,6 +102,15 @@ impl AgentKind {
         }
     }
 
+    /// True when the agent may show a suggestion in its empty input box
+    /// at any moment, which Enter submits: Claude Code 2.1.39 does once a
+    /// turn is done. A routed answer then gets no Enter onto a box that
+    /// reads empty, and is never pasted again (it would land before the
+    /// suggestion).
+    pub fn suggests_in_its_box(self) -> bool {
+        matches!(self, AgentKind::Claude)
+    }
+
     /// A fresh incremental classifier of this kind's transcript.
     pub fn transcript_classifier(self) -> TranscriptClassifier {
         match self {

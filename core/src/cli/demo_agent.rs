@@ -114,13 +114,21 @@ pub fn run(options: DemoOptions) -> Result<()> {
     }
 }
 
+/// What the terminal typed into a listening demo agent.
+enum Typed {
+    /// Text standing in the input box, not submitted (a swallowed Enter).
+    Draft(String),
+    /// A submitted prompt.
+    Prompt(String),
+}
+
 /// Reads the terminal: a bracketed paste (or a typed line) ended by Enter
 /// is one prompt. Markers written by turnstile's router arrive as
 /// `ESC[200~ … ESC[201~`, then `\r` in a separate write. The first
-/// `drop_enters` submissions are swallowed: their text stays as a draft,
-/// which the next Enter (even a bare one) submits. Whatever arrives within
-/// `deaf` of the start is dropped.
-fn listen_to_stdin(mut drop_enters: u32, deaf: Duration) -> Receiver<String> {
+/// `drop_enters` submissions are swallowed: their text stays as a draft
+/// (drawn in the box), which the next Enter (even a bare one) submits.
+/// Whatever arrives within `deaf` of the start is dropped.
+fn listen_to_stdin(mut drop_enters: u32, deaf: Duration) -> Receiver<Typed> {
     let (tx, rx) = std::sync::mpsc::channel();
     let hearing_from = Instant::now() + deaf;
     std::thread::spawn(move || {
@@ -138,12 +146,16 @@ fn listen_to_stdin(mut drop_enters: u32, deaf: Duration) -> Receiver<String> {
             pending.extend_from_slice(&buf[..n]);
             while let Some(prompt) = take_prompt(&mut pending) {
                 draft.push_str(&prompt);
-                if drop_enters > 0 && !draft.is_empty() {
+                let typed = if drop_enters > 0 && !draft.is_empty() {
                     drop_enters -= 1;
+                    Typed::Draft(draft.clone())
+                } else {
+                    Typed::Prompt(std::mem::take(&mut draft))
+                };
+                if matches!(&typed, Typed::Prompt(p) if p.is_empty()) {
                     continue;
                 }
-                let prompt = std::mem::take(&mut draft);
-                if !prompt.is_empty() && tx.send(prompt).is_err() {
+                if tx.send(typed).is_err() {
                     return;
                 }
             }
@@ -276,13 +288,18 @@ impl Agent {
     }
 
     /// Waits up to `secs` (scaled); returns a prompt that arrived meanwhile.
-    fn idle(&self, prompts: Option<&Receiver<String>>, secs: f64) -> Option<String> {
-        let wait = Duration::from_secs_f64(secs * self.pace);
-        match prompts {
-            Some(rx) => rx.recv_timeout(wait).ok(),
-            None => {
-                std::thread::sleep(wait);
-                None
+    /// Waits `secs` (paced) for a prompt; a draft typed meanwhile is
+    /// drawn in the box.
+    fn idle(&self, prompts: Option<&Receiver<Typed>>, secs: f64) -> Option<String> {
+        let until = Instant::now() + Duration::from_secs_f64(secs * self.pace);
+        let Some(rx) = prompts else {
+            std::thread::sleep(until.saturating_duration_since(Instant::now()));
+            return None;
+        };
+        loop {
+            match rx.recv_timeout(until.saturating_duration_since(Instant::now())).ok()? {
+                Typed::Prompt(prompt) => return Some(prompt),
+                Typed::Draft(draft) => self.draw(None, false, Some(draft.lines().next().unwrap_or(""))),
             }
         }
     }
@@ -578,8 +595,9 @@ impl Agent {
         std::thread::sleep(Duration::from_secs_f64(secs * self.pace));
     }
 
-    /// Redraws: history tail, optional spinner, input box, footer.
-    fn draw(&self, spinner: Option<&str>, busy: bool, placeholder: Option<&str>) {
+    /// Redraws: history tail, optional spinner, input box (showing
+    /// `input`, a draft or Claude's grey hint, else its placeholder), footer.
+    fn draw(&self, spinner: Option<&str>, busy: bool, input: Option<&str>) {
         let mut lines: Vec<String> = self.history.iter().rev().take(14).rev().cloned().collect();
         if let Some(s) = spinner {
             lines.push(s.to_owned());
@@ -590,11 +608,11 @@ impl Agent {
                 .max(1);
             let skip = lines.len().saturating_sub(keep);
             lines.drain(..skip);
-            lines.extend([
-                "─".repeat(40),
-                " >   Type your message or @path/to/file".into(),
-                "  demo mode".into(),
-            ]);
+            let input_row = match input {
+                Some(draft) => format!(" > {draft}"),
+                None => " >   Type your message or @path/to/file".into(),
+            };
+            lines.extend(["─".repeat(40), input_row, "  demo mode".into()]);
             self.set_title(busy);
             return self.paint(&lines);
         }
@@ -606,14 +624,15 @@ impl Agent {
                 .max(1);
             let skip = lines.len().saturating_sub(keep);
             lines.drain(..skip);
-            lines.extend([String::new(), "› Ask Codex to do anything".into(), String::new()]);
+            let composer = format!("› {}", input.unwrap_or("Ask Codex to do anything"));
+            lines.extend([String::new(), composer, String::new()]);
             lines.push("  demo mode · ? for shortcuts".into());
             self.set_title(busy);
             return self.paint(&lines);
         }
         let rule = "─".repeat(60);
         lines.push(rule.clone());
-        lines.push(format!("❯ {}", placeholder.unwrap_or("")));
+        lines.push(format!("❯ {}", input.unwrap_or("")));
         lines.push(rule);
         let footer = if busy {
             "  ⏵⏵ demo mode · esc to interrupt"

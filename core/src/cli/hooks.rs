@@ -145,12 +145,17 @@ fn gemini_turn_end(now: Millis, log: Option<&TranscriptVerdict>) -> Verdict {
             (state, format!("AfterAgent hook; the chat log says {state}"))
         }
         Some((State::Done, _) | (_, Some(State::Done))) => (State::Done, "AfterAgent hook: the answer is final".into()),
+        // The log not read in time, or its answer not written yet: the
+        // hook marks the end, and the answer confirms it when seen.
         _ => (
             State::Working,
-            "AfterAgent hook, but the chat log shows the turn going on".into(),
+            "AfterAgent hook; the chat log does not show the answer yet".into(),
         ),
     };
     let mut verdict = Verdict::new(state, Source::Hook, reason, now);
+    if state == State::Working {
+        verdict.candidate = Some(State::Done);
+    }
     verdict.key = Some(format!("AfterAgent@{now}"));
     verdict
 }

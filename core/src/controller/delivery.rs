@@ -4,15 +4,16 @@
 //! Enter that comes with the paste).
 //!
 //! A delivery is confirmed, not assumed: it counts as delivered when the
-//! target starts a turn (its working edge, or a transcript or hook showing
-//! a new turn). Until then Enter is pressed again every `RETRY_ENTER_MS`,
-//! at most `MAX_ENTERS` times in all, but only while the box is certainly
-//! empty or holds a draft: a box showing text that may be a suggestion
-//! (Claude Code 2.1.39 submits its suggestion on Enter) gets no Enter. When
-//! the last one started no turn and the target's input box is certainly
-//! empty, the paste itself was lost (a TUI still starting up on a busy
-//! machine drops it): the answer is pasted again, `MAX_PASTES` times in
-//! all. A delivery still unconfirmed then is said in the bar.
+//! target shows any sign of life after the first Enter (an edge, or a report
+//! whose sources say something new). Until then Enter is pressed again every
+//! `RETRY_ENTER_MS`, at most `MAX_ENTERS` times in all, but only onto a box
+//! that cannot hold a suggestion the agent would submit instead
+//! ([`Submission::enter_is_safe`]). When the last Enter started no turn and
+//! the target's box is certainly empty, the paste itself was lost (a TUI
+//! still starting up on a busy machine drops it): the answer is pasted
+//! again, `MAX_PASTES` times in all, unless the agent may show a suggestion
+//! there at any moment (the paste would land before it). A delivery still
+//! unconfirmed then is said in the bar.
 //!
 //! An answer is never pasted onto text standing in the target's input box
 //! (a person typing, stray bytes): it is held, the bar says why, and it is
@@ -49,6 +50,7 @@ struct Held {
     payload: String,
     name: String,
     due: Millis,
+    suggests: bool,
 }
 
 /// How the bar's message about a delivery given up begins.
@@ -69,6 +71,37 @@ struct Submission {
     payload: String,
     /// The target's name, for the bar.
     name: String,
+    /// The target may show a suggestion in its empty box at any moment
+    /// ([`crate::agent::AgentKind::suggests_in_its_box`]).
+    suggests: bool,
+}
+
+impl Submission {
+    /// Whether a retried Enter can only submit the paste: onto a draft (the
+    /// paste standing there), onto a certainly empty box of an agent that
+    /// never suggests, or onto unsure text that is the paste's beginning.
+    fn enter_is_safe(&self, input: &InputBox) -> bool {
+        match input {
+            InputBox::Draft(_) => true,
+            InputBox::Empty => !self.suggests,
+            InputBox::Unsure(text) => shows_the_paste(text, &self.payload),
+            InputBox::Unknown => false,
+        }
+    }
+
+    /// Whether the paste may be repeated: the box is certainly empty and
+    /// no suggestion can appear there before the paste lands.
+    fn may_paste_again(&self, input: &InputBox) -> bool {
+        self.pastes < MAX_PASTES && !self.suggests && *input == InputBox::Empty
+    }
+}
+
+/// True when `text`, one row of a box, is the start of `payload` as pasted
+/// (cut at the pane's edge, or the whole first line).
+fn shows_the_paste(text: &str, payload: &str) -> bool {
+    let first = payload.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let text = text.trim();
+    !text.is_empty() && (first.starts_with(text) || text.starts_with(first) && !first.is_empty())
 }
 
 /// The router plus the deliveries not yet confirmed. (Plain vectors: a
@@ -83,6 +116,11 @@ pub struct Delivery {
     news: Vec<(u32, u64)>,
     /// Oldest first.
     held: Vec<Held>,
+}
+
+/// Whether pane `pane`'s agent may show a suggestion in its box.
+fn suggests(table: &PaneTable, pane: u32) -> bool {
+    table.get(pane).is_some_and(|p| p.kind.suggests_in_its_box())
 }
 
 fn target_of(pane: &Pane) -> Target {
@@ -126,8 +164,7 @@ impl Delivery {
     ) -> Vec<String> {
         let mut actions = Vec::new();
         if edge.to != edge.from {
-            // Any move of the target after the paste is its sign of life.
-            self.unconfirmed.retain(|s| s.pane != pane);
+            self.sign_of_life(pane);
         }
         if edge.to == State::Working && edge.from != State::Working {
             self.router.on_turn_started(pane);
@@ -179,16 +216,25 @@ impl Delivery {
                         payload,
                         name: name.clone(),
                         due,
+                        suggests: suggests(table, pane),
                     });
                     return Some(format!("holding {chars} chars for {name}: {}", held_reason(&draft)));
                 }
-                Some(self.paste(pane, &payload, name, now, out))
+                Some(self.paste(pane, &payload, (name, suggests(table, pane)), now, out))
             }
         }
     }
 
-    /// Pastes `payload` into `pane` and arms its first Enter.
-    fn paste(&mut self, pane: u32, payload: &str, name: String, now: Millis, out: &mut Vec<Effect>) -> String {
+    /// Pastes `payload` into `pane` (named, and whether it may suggest)
+    /// and arms its first Enter.
+    fn paste(
+        &mut self,
+        pane: u32,
+        payload: &str,
+        (name, suggests): (String, bool),
+        now: Millis,
+        out: &mut Vec<Effect>,
+    ) -> String {
         out.push(Effect::WriteToPane {
             pane,
             text: paste_bytes(payload),
@@ -201,6 +247,7 @@ impl Delivery {
             pastes: 1,
             payload: payload.to_owned(),
             name: name.clone(),
+            suggests,
         };
         self.unconfirmed.retain(|s| s.pane != pane);
         self.unconfirmed.push(submission);
@@ -222,7 +269,7 @@ impl Delivery {
         let before = self.news.iter().position(|(p, _)| *p == pane);
         let changed = before.is_none_or(|i| self.news[i].1 != news);
         if changed && !report.verdicts.is_empty() {
-            self.unconfirmed.retain(|s| s.pane != pane);
+            self.sign_of_life(pane);
         }
         match before {
             Some(i) => self.news[i].1 = news,
@@ -231,6 +278,15 @@ impl Delivery {
         if report.starts_a_turn() {
             self.router.on_new_turn_evidence(pane);
         }
+    }
+
+    /// The target moved after its Enter: the delivery is confirmed. Before
+    /// the first Enter nothing is (the move is not the paste's turn, and
+    /// dropping the delivery then would leave the answer unsubmitted in the
+    /// box: seen under load, where the target's own done report came 100 ms
+    /// after the paste).
+    fn sign_of_life(&mut self, pane: u32) {
+        self.unconfirmed.retain(|s| s.pane != pane || s.presses == 0);
     }
 
     /// When the next Enter, delivery verdict or input box check is due.
@@ -247,12 +303,9 @@ impl Delivery {
         for submission in self.unconfirmed.iter_mut().filter(|s| s.due <= now) {
             let pane = submission.pane;
             if submission.presses < MAX_ENTERS {
-                // The first Enter submits the paste. A later one only when the
-                // box is certainly empty or holds our draft: Claude Code 2.1.39
-                // shows a suggestion there once a turn is done, and Enter
-                // submits it (a turn nobody asked for).
-                let retry_is_safe = submission.presses == 0 || drafts(pane) != InputBox::Unknown;
-                if retry_is_safe {
+                // The first Enter submits the paste; a later one only where
+                // it cannot submit a suggestion instead (a turn nobody asked for).
+                if submission.presses == 0 || submission.enter_is_safe(&drafts(pane)) {
                     out.push(Effect::WriteToPane {
                         pane,
                         text: "\r".into(),
@@ -260,7 +313,7 @@ impl Delivery {
                 }
                 submission.presses += 1;
                 submission.due = now + RETRY_ENTER_MS;
-            } else if submission.pastes < MAX_PASTES && drafts(pane) == InputBox::Empty {
+            } else if submission.may_paste_again(&drafts(pane)) {
                 // No turn, and nothing in the box: the paste was lost.
                 out.push(Effect::WriteToPane {
                     pane,
@@ -304,7 +357,7 @@ impl Delivery {
                 continue;
             }
             let held = self.held.remove(i);
-            said = Some(self.paste(pane, &held.payload, held.name, now, out));
+            said = Some(self.paste(pane, &held.payload, (held.name, held.suggests), now, out));
         }
         said
     }

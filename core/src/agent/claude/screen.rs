@@ -151,9 +151,9 @@ impl<'a> Scan<'a> {
 }
 
 /// What the input box (the prompt row right below the last horizontal
-/// rule but one) holds. Only an empty box is certain: Claude Code dims the
-/// suggestions it shows there, and plugins get no colours, so any text is
-/// [`InputBox::Unknown`].
+/// rule but one) holds. Claude Code dims the suggestions it shows there,
+/// and plugins get no colours, so typed text is [`InputBox::Unsure`]; only
+/// a collapsed paste (`[Pasted text #1 +12 lines]`) is certainly a draft.
 pub fn input_box<S: AsRef<str>>(rows: &[S]) -> InputBox {
     let rows: Vec<&str> = rows.iter().map(|r| content_of(r.as_ref())).collect();
     let Some(prompt) = (1..rows.len())
@@ -163,9 +163,12 @@ pub fn input_box<S: AsRef<str>>(rows: &[S]) -> InputBox {
         return InputBox::Unknown;
     };
     let rest = rows[prompt].trim_start_matches(['❯', '>']).trim();
-    match rest.is_empty() {
-        true => InputBox::Empty,
-        false => InputBox::Unknown,
+    if rest.is_empty() {
+        InputBox::Empty
+    } else if rest.starts_with("[Pasted text #") {
+        InputBox::Draft(rest.to_owned())
+    } else {
+        InputBox::Unsure(rest.to_owned())
     }
 }
 
@@ -399,9 +402,11 @@ mod tests {
         let suggestion = ["──────", "❯ Hello from the fake model.", "──────"];
         assert_eq!(
             input_box(&suggestion),
-            InputBox::Unknown,
+            InputBox::Unsure("Hello from the fake model.".into()),
             "a dimmed suggestion looks like a draft"
         );
+        let pasted = ["──────", "❯ [Pasted text #1 +12 lines]", "──────"];
+        assert_eq!(input_box(&pasted), InputBox::Draft("[Pasted text #1 +12 lines]".into()));
         assert_eq!(input_box(&["● Done."]), InputBox::Unknown, "no box on screen");
     }
 

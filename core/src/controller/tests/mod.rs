@@ -105,6 +105,11 @@ impl Rig {
         self.send(pipe(PIPE_PUSH, PipeFrom::Other, &payload))
     }
 
+    /// Binds `pane` to a Codex agent (idle), as the watcher would.
+    fn bind_codex(&mut self, pane: u32) -> Vec<Effect> {
+        self.push(&[codex(report(pane, State::Idle, Source::Session, self.now, None))])
+    }
+
     fn state_of(&self, pane: u32) -> State {
         self.c.table.get(pane).map_or(State::Unknown, |p| p.state())
     }
@@ -126,6 +131,15 @@ fn report(pane: u32, state: State, source: Source, at: Millis, answer: Option<&s
         answer: answer.map(str::to_owned),
         since: None,
     }
+}
+
+/// The report, about a Codex agent.
+fn codex(mut report: PaneReport) -> PaneReport {
+    report.agent = Some(protocol::AgentBinding {
+        kind: crate::agent::AgentKind::Codex,
+        ..protocol::AgentBinding::default()
+    });
+    report
 }
 
 fn host_runs(effects: &[Effect], kind: &str) -> Vec<BTreeMap<String, String>> {

@@ -24,12 +24,13 @@ fn a_confirmed_done_is_pasted_then_entered_once() {
 }
 
 /// Issue 21: under load the first Enter was lost and the answer stood in
-/// the target's input box for good. Enter is pressed again until the
-/// target starts its turn, then never again.
+/// the target's input box for good (`❯ ping from codex`). Enter is pressed
+/// again while the paste stands there, until the target starts its turn,
+/// then never again.
 #[test]
 fn enter_is_pressed_again_until_the_target_starts_its_turn() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
-    rig.screens.viewports.insert(2, empty_claude_box());
+    rig.screens.viewports.insert(2, claude_box("the answer"));
     rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
     rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
     let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
@@ -41,20 +42,35 @@ fn enter_is_pressed_again_until_the_target_starts_its_turn() {
     assert!(writes(&after).is_empty(), "the target took the turn: {after:?}");
 }
 
+/// The same for a Codex target whose box reads empty (the Enter came
+/// before the paste was drawn): Codex never shows a suggestion there.
+#[test]
+fn enter_is_pressed_again_onto_an_empty_codex_box() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.bind_codex(2);
+    rig.screens.viewports.insert(2, empty_codex_box());
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&first), vec![(2, "\r".to_owned())]);
+    let retry = rig.timer_at(rig.now + delivery::RETRY_ENTER_MS);
+    assert_eq!(writes(&retry), vec![(2, "\r".to_owned())], "no turn yet: Enter again");
+}
+
 #[test]
 fn a_delivery_never_confirmed_is_said_in_the_bar_after_the_last_enter() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
-    // Text stands in Claude's box (the paste, or a suggestion: no telling).
+    // Text that is not the paste stands in Claude's box: a suggestion.
     rig.screens
         .viewports
-        .insert(2, vec!["──────".into(), "❯ the answer".into(), "──────".into()]);
+        .insert(2, claude_box("Hello from the fake model."));
     rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
     rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
     let mut enters = writes(&rig.timer_at(rig.now + delivery::ENTER_DELAY_MS)).len();
     for _ in 0..delivery::MAX_ENTERS + 1 {
         enters += writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)).len();
     }
-    assert_eq!(enters, 1, "no Enter onto text that may be a suggestion");
+    assert_eq!(enters, 1, "no Enter onto what may be a suggestion");
     assert!(
         rig.c.render(200, rig.now).contains("not confirmed: b"),
         "{}",
@@ -67,12 +83,7 @@ fn a_delivery_never_confirmed_is_said_in_the_bar_after_the_last_enter() {
 #[test]
 fn an_answer_waits_for_the_targets_input_box_to_be_empty() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
-    let mut codex = report(2, State::Idle, Source::Session, T0, None);
-    codex.agent = Some(protocol::AgentBinding {
-        kind: crate::agent::AgentKind::Codex,
-        ..protocol::AgentBinding::default()
-    });
-    rig.push(&[codex]);
+    rig.bind_codex(2);
     rig.screens
         .viewports
         .insert(2, vec!["› half a thought".into(), "  ? for shortcuts".into()]);
@@ -94,16 +105,15 @@ fn an_answer_waits_for_the_targets_input_box_to_be_empty() {
     assert_eq!(writes(&enter), vec![(2, "\r".to_owned())]);
 }
 
-/// Issue 21, seen again under two busy loops: Claude Code still starting
-/// up dropped the paste itself; its box stayed empty and Enter could not
+/// Issue 21, seen again under two busy loops: a TUI still starting up
+/// dropped the paste itself; its box stayed empty and Enter could not
 /// help. With no turn after the last Enter and an empty box, the answer is
 /// pasted again; once the target works, nothing more is written.
 #[test]
 fn a_lost_paste_is_pasted_again_when_the_box_is_certainly_empty() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
-    rig.screens
-        .viewports
-        .insert(2, vec!["──────".into(), "❯ ".into(), "──────".into()]);
+    rig.bind_codex(2);
+    rig.screens.viewports.insert(2, empty_codex_box());
     rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
     let first = rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
     assert_eq!(writes(&first).len(), 1);
@@ -118,7 +128,7 @@ fn a_lost_paste_is_pasted_again_when_the_box_is_certainly_empty() {
     assert!(pasted[0].1.contains("the answer"), "pasted again: {pasted:?}");
     let enter = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
     assert_eq!(writes(&enter), vec![(2, "\r".to_owned())]);
-    rig.push(&[report(2, State::Working, Source::Transcript, rig.now, None)]);
+    rig.push(&[codex(report(2, State::Working, Source::Transcript, rig.now, None))]);
     let after = rig.timer_at(rig.now + 10 * delivery::RETRY_ENTER_MS);
     assert!(writes(&after).is_empty(), "{after:?}");
 }
@@ -138,11 +148,10 @@ fn a_screen_done_is_never_routed() {
 #[test]
 fn a_turn_too_quick_to_be_seen_working_still_confirms_the_delivery() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
-    rig.screens
-        .viewports
-        .insert(2, vec!["──────".into(), "❯ ".into(), "──────".into()]);
+    rig.bind_codex(2);
+    rig.screens.viewports.insert(2, empty_codex_box());
     let keyed = |state, key: &str, answer| {
-        let mut r = report(2, state, Source::Transcript, T0, answer);
+        let mut r = codex(report(2, state, Source::Transcript, T0, answer));
         r.verdicts[0].key = Some(key.into());
         r
     };
@@ -161,7 +170,38 @@ fn a_turn_too_quick_to_be_seen_working_still_confirms_the_delivery() {
 
 /// The box of an idle Claude Code pane, empty.
 fn empty_claude_box() -> Vec<String> {
-    vec!["──────".into(), "❯ ".into(), "──────".into()]
+    claude_box("")
+}
+
+/// The box of an idle Claude Code pane showing `text`.
+fn claude_box(text: &str) -> Vec<String> {
+    vec!["──────".into(), format!("❯ {text}"), "──────".into()]
+}
+
+/// The composer of an idle Codex pane, showing its placeholder.
+fn empty_codex_box() -> Vec<String> {
+    vec!["› Ask Codex to do anything".into(), "  ? for shortcuts".into()]
+}
+
+/// Seen under two busy loops (real Claude Code ping-pong): the box read
+/// empty, a suggestion appeared before the next key arrived, and a retried
+/// Enter submitted it, or a second paste landed before it (`❯ PONGHello
+/// from the fake model.`). A Claude box that reads empty gets neither.
+#[test]
+fn an_empty_claude_box_gets_no_second_enter_and_no_second_paste() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.screens.viewports.insert(2, empty_claude_box());
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&first), vec![(2, "\r".to_owned())], "the Enter that submits");
+    let mut later = Vec::new();
+    for _ in 0..delivery::MAX_ENTERS {
+        later.extend(writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)));
+    }
+    assert!(later.is_empty(), "{later:?}");
+    let bar = rig.c.render(200, rig.now);
+    assert!(bar.contains("not confirmed: b"), "{bar}");
 }
 
 /// Seen under two busy loops: Claude Code 2.1.39 shows a suggestion in its
@@ -175,13 +215,28 @@ fn no_enter_is_retried_onto_what_may_be_a_suggestion() {
     rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
     let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
     assert_eq!(writes(&first), vec![(2, "\r".to_owned())], "the Enter that submits");
-    rig.screens.viewports.insert(
-        2,
-        vec!["──────".into(), "❯ Hello from the fake model.".into(), "──────".into()],
-    );
+    rig.screens
+        .viewports
+        .insert(2, claude_box("Hello from the fake model."));
     let mut later = Vec::new();
     for _ in 0..=delivery::MAX_ENTERS + 1 {
         later.extend(writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)));
     }
     assert!(later.is_empty(), "{later:?}");
+}
+
+/// Seen under two busy loops: the target's own done report (its session
+/// going idle) came 100 ms after the paste, before the Enter, and dropped
+/// the delivery with its first Enter: the answer stood in the box unsent.
+/// A move of the target before the first Enter confirms nothing.
+#[test]
+fn news_before_the_first_enter_still_gets_the_enter() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.screens.viewports.insert(2, empty_claude_box());
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    rig.now += 100;
+    rig.push(&[report(2, State::Idle, Source::Session, rig.now, None)]);
+    let enter = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&enter), vec![(2, "\r".to_owned())], "{enter:?}");
 }
