@@ -35,6 +35,8 @@ pub mod controller;
 pub mod error;
 pub mod flow;
 pub mod hook;
+#[cfg(feature = "cli")]
+pub mod host;
 pub mod inbox;
 pub mod panes;
 pub mod protocol;

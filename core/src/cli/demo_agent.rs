@@ -6,8 +6,6 @@
 //! permission dialog) and writes a transcript in the real JSONL format plus
 //! a session status file into its own Claude home — no account, no network.
 
-use super::clock::now_ms;
-use super::home::{ClaudeHome, CodexHome, GeminiHome};
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
@@ -17,6 +15,8 @@ use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 use turnstile_core::agent::AgentKind;
+use turnstile_core::host::clock::now_ms;
+use turnstile_core::host::home::{ClaudeHome, CodexHome, GeminiHome};
 
 /// What one turn ends with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

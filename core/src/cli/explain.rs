@@ -52,7 +52,11 @@ fn rule_help(rule: screen::Rule) -> &'static str {
 
 /// Explains a transcript file.
 pub fn transcript(path: &Path) -> Result<String> {
-    let v = super::report::classify_file(path, super::report::kind_of_transcript(path), true)?;
+    let v = turnstile_core::host::report::classify_file(
+        path,
+        turnstile_core::host::report::kind_of_transcript(path),
+        true,
+    )?;
     let mut out = format!("state: {}\nsource: transcript\n", v.state);
     if let Some(c) = v.candidate {
         let _ = writeln!(

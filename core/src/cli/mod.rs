@@ -8,27 +8,14 @@ use std::path::{Path, PathBuf};
 use turnstile_core::agent::claude::session::SessionStatus;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::ansi;
+use turnstile_core::host::{files, home, hooks, report, watch};
 use turnstile_core::transcript::TranscriptVerdict;
-
-// Host-side libraries: no command is imported by another module.
-mod binding;
-mod clock;
-mod discovery;
-mod files;
-mod home;
-mod push;
-mod report;
-mod settings;
-mod spool;
-mod state;
 
 // Commands.
 mod demo_agent;
 mod explain;
-mod hooks;
 mod replay;
 mod wait;
-mod watch;
 
 const STATES_HELP: &str = "\
 STATES

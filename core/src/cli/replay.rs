@@ -4,13 +4,13 @@
 //! without an account. The process stays alive afterwards (`--hold`) so the
 //! host finds it in /proc like a real agent.
 
-use super::home::ClaudeHome;
 use anyhow::{Context, Result};
 use serde_json::Value;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use turnstile_core::host::home::ClaudeHome;
 
 /// Options of a replay.
 pub struct ReplayOptions {

@@ -50,10 +50,12 @@ pub fn run(session: Option<String>, pane: u32, until: Until, timeout: Option<f64
     loop {
         // One report at most until the timeout: a pane whose files take
         // long never holds the wait past it.
-        let left = timeout.map_or(super::report::READ_BUDGET, |t| t.saturating_sub(started.elapsed()));
+        let left = timeout.map_or(turnstile_core::host::report::READ_BUDGET, |t| {
+            t.saturating_sub(started.elapsed())
+        });
         let asked = session.clone();
-        let Some(report) = super::files::within(left.max(Duration::from_millis(50)), move || {
-            super::report::host_report(asked, &[pane])
+        let Some(report) = turnstile_core::host::files::within(left.max(Duration::from_millis(50)), move || {
+            turnstile_core::host::report::host_report(asked, &[pane])
         }) else {
             print_state(pane, State::Unknown, "timed out");
             return Ok(EXIT_TIMEOUT);

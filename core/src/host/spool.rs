@@ -9,13 +9,13 @@
 //! plugin of every tab). Without a live watcher the hook pipes as before.
 
 use super::files;
+use crate::protocol::PaneReport;
 use std::fs::{self, File};
 use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
-use turnstile_core::protocol::PaneReport;
 
 const EXTENSION: &str = "push";
 

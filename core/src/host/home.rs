@@ -4,8 +4,8 @@
 //! project folders of transcripts, settings) and the Codex home
 //! (`$CODEX_HOME`, else `~/.codex`: rollouts by day, `hooks.json`).
 
+use crate::agent::AgentKind;
 use std::path::{Path, PathBuf};
-use turnstile_core::agent::AgentKind;
 
 /// One Claude home folder.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,6 +20,7 @@
 //! `zellij pipe … verdict` ([`push_to_plugin`]). [`zellij_binary`] finds
 //! the zellij to run.
 
+use crate::protocol::{PaneReport, PIPE_PUSH, PIPE_VERDICT};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
@@ -28,7 +29,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-use turnstile_core::protocol::{PaneReport, PIPE_PUSH, PIPE_VERDICT};
 
 /// Restarts of the child allowed within [`RESTART_WINDOW`] before the
 /// channel gives up.

@@ -3,12 +3,12 @@
 //! `ZELLIJ_SESSION_NAME`), with its kind, working directory and home.
 
 use super::home::{demo_home, AgentHome, ClaudeHome, CodexHome, GeminiHome};
+use crate::agent::claude::session::SessionStatus;
+use crate::agent::AgentKind;
+use crate::protocol::AgentBinding;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use turnstile_core::agent::claude::session::SessionStatus;
-use turnstile_core::agent::AgentKind;
-use turnstile_core::protocol::AgentBinding;
 
 /// An agent process found in /proc.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,13 +18,13 @@
 
 use super::discovery::AgentProcess;
 use super::home::{project_folder_name, AgentHome, CodexHome};
+use crate::hook::HookEvent;
+use crate::Millis;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
-use turnstile_core::hook::HookEvent;
-use turnstile_core::Millis;
 
 /// What a hook tells about its pane's agent, kept per pane in the
 /// session's state folder (`<pane>.json`).

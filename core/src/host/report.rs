@@ -8,19 +8,19 @@ use super::binding::{self, Binding};
 use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use super::files;
+use crate::agent::claude::session::SessionStatus;
+use crate::agent::claude::transcript::{classify_tail, TailOptions};
+use crate::agent::codex::rollout::classify_rollout_tail;
+use crate::agent::gemini::chat::classify_chat;
+use crate::agent::AgentKind;
+use crate::protocol::{capped_answer, HostReport, PaneReport};
+use crate::transcript::TranscriptVerdict;
+use crate::Millis;
 use anyhow::{bail, Context, Result};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use turnstile_core::agent::claude::session::SessionStatus;
-use turnstile_core::agent::claude::transcript::{classify_tail, TailOptions};
-use turnstile_core::agent::codex::rollout::classify_rollout_tail;
-use turnstile_core::agent::gemini::chat::classify_chat;
-use turnstile_core::agent::AgentKind;
-use turnstile_core::protocol::{capped_answer, HostReport, PaneReport};
-use turnstile_core::transcript::TranscriptVerdict;
-use turnstile_core::Millis;
 
 /// How long one `status` run waits for the panes' sources: a pane whose
 /// files take longer is reported without them (its reason says so), and
@@ -145,9 +145,9 @@ fn unread(agent: &AgentProcess, at: Millis) -> PaneReport {
     PaneReport {
         pane: agent.pane,
         agent: Some(agent.binding(None, None)),
-        verdicts: vec![turnstile_core::Verdict::new(
-            turnstile_core::State::Unknown,
-            turnstile_core::Source::Transcript,
+        verdicts: vec![crate::Verdict::new(
+            crate::State::Unknown,
+            crate::Source::Transcript,
             reason,
             at,
         )],

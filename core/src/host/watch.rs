@@ -22,6 +22,12 @@ use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use super::push::{self, Channel};
 use super::{binding, files, report, spool};
+use crate::agent::claude::transcript::{classify_tail, TailOptions};
+use crate::agent::codex::rollout::classify_rollout_tail;
+use crate::agent::gemini::chat::classify_chat;
+use crate::agent::{AgentKind, TranscriptClassifier};
+use crate::protocol::PaneReport;
+use crate::Source;
 use anyhow::{bail, Context, Result};
 use notify::event::ModifyKind;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
@@ -31,19 +37,13 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::{Duration, Instant};
-use turnstile_core::agent::claude::transcript::{classify_tail, TailOptions};
-use turnstile_core::agent::codex::rollout::classify_rollout_tail;
-use turnstile_core::agent::gemini::chat::classify_chat;
-use turnstile_core::agent::{AgentKind, TranscriptClassifier};
-use turnstile_core::protocol::PaneReport;
-use turnstile_core::Source;
 
 /// How often /proc is looked at for agents that started or exited.
 const SCAN_EVERY: Duration = Duration::from_secs(1);
 
 /// Exit code when another watcher already serves the session: the plugin's
 /// handshake (it then counts the watcher as running).
-pub const EXIT_ALREADY_RUNNING: i32 = turnstile_core::controller::EXIT_ANOTHER_WATCHER;
+pub const EXIT_ALREADY_RUNNING: i32 = crate::controller::EXIT_ANOTHER_WATCHER;
 
 /// Largest append fed to a classifier at once; more is read cold from the tail.
 const MAX_APPEND_BYTES: u64 = 16 << 20;

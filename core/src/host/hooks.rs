@@ -13,16 +13,16 @@ use super::home::{ClaudeHome, CodexHome, GeminiHome};
 use super::report::classify_file;
 use super::settings::SettingsEdit;
 use super::{files, push, spool};
+use crate::agent::AgentKind;
+use crate::hook::HookEvent;
+use crate::protocol::{capped_answer, AgentBinding, PaneReport};
+use crate::transcript::TranscriptVerdict;
+use crate::{Millis, Source, State, Verdict};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use turnstile_core::agent::AgentKind;
-use turnstile_core::hook::HookEvent;
-use turnstile_core::protocol::{capped_answer, AgentBinding, PaneReport};
-use turnstile_core::transcript::TranscriptVerdict;
-use turnstile_core::{Millis, Source, State, Verdict};
 
 /// The hook events turnstile listens to by default. Every release we know
 /// accepts them; an unknown key makes Claude Code reject the whole settings

@@ -1,7 +1,7 @@
 //! The wall clock of the host side: the one place it is read.
 
+use crate::Millis;
 use std::time::SystemTime;
-use turnstile_core::Millis;
 
 /// Milliseconds since the epoch, now.
 pub fn now_ms() -> Millis {

@@ -1,0 +1,29 @@
+//! The host library (native only, the `cli` feature): everything the
+//! `turnstile` commands do with files, processes and zellij, kept apart
+//! from the commands themselves (`src/cli/`), which only parse arguments
+//! and print.
+//!
+//! - [`files`]: bounded, non-blocking reads and atomic writes;
+//! - [`state`]: the private per-user, per-session state folder;
+//! - [`home`]: where each agent keeps its sessions and logs;
+//! - [`discovery`]: agent processes under a zellij session, from /proc;
+//! - [`binding`]: which log belongs to which pane;
+//! - [`report`]: a pane's verdicts, read from its log and session file;
+//! - [`spool`], [`push`]: hook reports to the watcher, reports to the plugin;
+//! - [`settings`]: safe edits of an agent's settings file;
+//! - [`hooks`]: what a hook event reports, and installing the hooks;
+//! - [`watch`]: the session's watcher, which pushes changes to the bar;
+//! - [`clock`]: the wall clock in milliseconds.
+
+pub mod binding;
+pub mod clock;
+pub mod discovery;
+pub mod files;
+pub mod home;
+pub mod hooks;
+pub mod push;
+pub mod report;
+pub mod settings;
+pub mod spool;
+pub mod state;
+pub mod watch;
