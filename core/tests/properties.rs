@@ -143,7 +143,7 @@ proptest! {
     #[test]
     fn arbitrary_screens_and_titles_never_panic_any_kind(text in any::<String>(), title in any::<String>()) {
         let plain = ansi::strip(&text);
-        let rows: Vec<&str> = plain.lines().collect();
+        let rows: Vec<String> = plain.lines().map(str::to_owned).collect();
         for kind in AgentKind::ALL {
             let _ = kind.classify_screen(&rows, &title);
             let _ = kind.input_box(&rows);

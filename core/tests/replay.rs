@@ -197,7 +197,7 @@ fn no_screen_frame_says_done_before_the_turn_finished() {
             if let Some(s) = frame["screen"].as_str() {
                 screen_text = ansi::strip(s);
             }
-            let rows: Vec<&str> = screen_text.lines().collect();
+            let rows: Vec<String> = screen_text.lines().map(str::to_owned).collect();
             let v = kind.classify_screen(&rows, frame["title"].as_str().unwrap_or_default());
             let t = frame["t"].as_f64().expect("t");
             if v.state == State::Done {
@@ -237,7 +237,7 @@ fn screen_shows_working_or_waiting_while_every_turn_runs() {
                 t > p + 0.5 && t < over - 0.5
             });
             if running {
-                let rows: Vec<&str> = screen_text.lines().collect();
+                let rows: Vec<String> = screen_text.lines().map(str::to_owned).collect();
                 let v = kind.classify_screen(&rows, frame["title"].as_str().unwrap_or_default());
                 // A turn that waits for permission is still running.
                 assert!(

@@ -1,8 +1,8 @@
 //! The agent model: one place per agent kind. A kind knows how to recognise
 //! its process, read its screen and title, and classify its transcript;
 //! everything downstream (verdicts, the arbiter, routing, the bar) is the
-//! same for every kind. Claude Code's rules live in [`crate::screen`] and
-//! [`crate::transcript`]; Codex CLI's in [`codex`]; Gemini CLI's in [`gemini`].
+//! same for every kind. Each kind is one folder ([`claude`], [`codex`],
+//! [`gemini`]) implementing [`Agent`]; [`AgentKind::agent`] lists them.
 
 pub mod claude;
 pub mod codex;
@@ -10,14 +10,76 @@ pub mod gemini;
 
 use crate::screen::{InputBox, ScreenVerdict};
 use crate::transcript::TranscriptVerdict;
-use claude::transcript::Classifier;
 use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+use std::io::{self, Read, Seek};
 
-/// The coding agents turnstile understands.
+/// What is true of one coding agent, for everything downstream of it: how
+/// its process and its pane are recognised, what its screen and title say,
+/// and how its log is classified. One implementation per kind, in
+/// `agent/<kind>/`; [`AgentKind::agent`] is the registry. Pure: the plugin
+/// runs it too.
+pub trait Agent: Sync {
+    /// Its kind.
+    fn kind(&self) -> AgentKind;
+    /// Its name in JSON and on the command line.
+    fn name(&self) -> &'static str;
+    /// Its short tag in the bar.
+    fn tag(&self) -> &'static str;
+    /// True when a process's argv runs this agent (not its helpers).
+    fn runs(&self, argv: &[String]) -> bool;
+    /// True when a pane's command, as zellij reports it, runs this agent.
+    fn runs_command(&self, command: &str) -> bool;
+    /// Classifies the pane's screen (rows) and terminal title.
+    fn classify_screen<'a>(&self, rows: &'a [String], title: &str) -> ScreenVerdict<'a>;
+    /// What the pane's input box holds (say `Empty` or `Draft` only when
+    /// certain), so a routed answer is not pasted onto a person's draft and
+    /// a lost paste can be told from a swallowed Enter.
+    fn input_box(&self, rows: &[String]) -> InputBox;
+    /// True when the agent may show a suggestion in its empty input box at
+    /// any moment, which Enter submits: a routed answer then gets no Enter
+    /// onto a box that reads empty, and is never pasted again.
+    fn suggests_in_its_box(&self) -> bool {
+        false
+    }
+}
+
+/// How one agent's log is found among files and classified: the other half
+/// of a kind, apart from [`Agent`] so that the plugin, which reads no log,
+/// does not carry the classifiers ([`AgentKind::log`] is the registry).
+pub trait AgentLog: Sync {
+    /// True when a log file is this agent's: its name, its folder's name,
+    /// and its first bytes.
+    fn owns_log(&self, name: &str, folder: &str, head: &[u8]) -> bool;
+    /// A fresh incremental classifier of its log.
+    fn log_classifier(&self) -> Box<dyn LogClassifier>;
+    /// Classifies a log cold, reading a bounded tail (`count_lines`: name
+    /// line numbers in reasons, which reads the whole file); the classifier
+    /// goes on from the end of the last complete line.
+    fn classify_log(&self, file: &mut dyn LogFile, count_lines: bool) -> io::Result<Box<dyn LogClassifier>>;
+}
+
+/// A log being read: any seekable reader.
+pub trait LogFile: Read + Seek {}
+
+impl<T: Read + Seek> LogFile for T {}
+
+/// An incremental classifier of one agent's log.
+pub trait LogClassifier: Debug + Send {
+    /// Feeds bytes appended to the log.
+    fn feed(&mut self, bytes: &[u8]);
+    /// The verdict after everything fed so far.
+    fn verdict(&self) -> TranscriptVerdict;
+    /// Bytes of the log consumed so far, the incomplete last line included
+    /// (where the next append starts).
+    fn consumed(&self) -> u64;
+}
+
+/// The coding agents turnstile understands: the registry's keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AgentKind {
-    /// Anthropic's Claude Code.
+    /// Anthropic's Claude Code (the kind assumed when nothing tells).
     #[default]
     Claude,
     /// OpenAI's Codex CLI.
@@ -27,54 +89,58 @@ pub enum AgentKind {
 }
 
 impl AgentKind {
-    /// Every kind.
-    pub const ALL: [AgentKind; 3] = [AgentKind::Claude, AgentKind::Codex, AgentKind::Gemini];
+    /// Every kind, the most specific recognition first (the default last).
+    pub const ALL: [AgentKind; 3] = [AgentKind::Codex, AgentKind::Gemini, AgentKind::Claude];
+
+    /// The registry: what is true of this kind.
+    pub fn agent(self) -> &'static dyn Agent {
+        match self {
+            AgentKind::Claude => &claude::ClaudeCode,
+            AgentKind::Codex => &codex::CodexCli,
+            AgentKind::Gemini => &gemini::GeminiCli,
+        }
+    }
+
+    /// The registry's other half: how this kind's log is read.
+    pub fn log(self) -> &'static dyn AgentLog {
+        match self {
+            AgentKind::Claude => &claude::ClaudeCode,
+            AgentKind::Codex => &codex::CodexCli,
+            AgentKind::Gemini => &gemini::GeminiCli,
+        }
+    }
+
+    /// Every kind's agent, the most specific recognition first.
+    pub fn agents() -> impl Iterator<Item = &'static dyn Agent> {
+        AgentKind::ALL.into_iter().map(AgentKind::agent)
+    }
 
     /// The kind a process's argv runs (`None`: not an agent).
     pub fn of_argv(argv: &[String]) -> Option<AgentKind> {
-        if let Some(kind) = simulated_kind(argv) {
-            return Some(kind);
-        }
-        if codex::is_codex_argv(argv) {
-            Some(AgentKind::Codex)
-        } else if gemini::is_gemini_argv(argv) {
-            Some(AgentKind::Gemini)
-        } else if claude::is_claude_argv(argv) {
-            Some(AgentKind::Claude)
-        } else {
-            None
-        }
+        simulated_kind(argv).or_else(|| AgentKind::agents().find(|a| a.runs(argv)).map(|a| a.kind()))
     }
 
     /// The kind a pane's command (as zellij reports it) runs.
     pub fn of_command(command: &str) -> Option<AgentKind> {
-        if codex::is_codex_command(command) {
-            Some(AgentKind::Codex)
-        } else if gemini::is_gemini_command(command) {
-            Some(AgentKind::Gemini)
-        } else if claude::is_claude_command(command) {
-            Some(AgentKind::Claude)
-        } else {
-            None
-        }
+        AgentKind::agents().find(|a| a.runs_command(command)).map(|a| a.kind())
+    }
+
+    /// The kind a log file belongs to (the default kind when none claims it).
+    pub fn of_log(name: &str, folder: &str, head: &[u8]) -> AgentKind {
+        AgentKind::ALL
+            .into_iter()
+            .find(|k| k.log().owns_log(name, folder, head))
+            .unwrap_or_default()
     }
 
     /// Its name in JSON and on the command line.
     pub fn name(self) -> &'static str {
-        match self {
-            AgentKind::Claude => "claude",
-            AgentKind::Codex => "codex",
-            AgentKind::Gemini => "gemini",
-        }
+        self.agent().name()
     }
 
     /// Its short tag in the bar.
     pub fn tag(self) -> &'static str {
-        match self {
-            AgentKind::Claude => "cc",
-            AgentKind::Codex => "cx",
-            AgentKind::Gemini => "gm",
-        }
+        self.agent().tag()
     }
 
     /// Parses [`AgentKind::name`].
@@ -83,41 +149,23 @@ impl AgentKind {
     }
 
     /// Classifies the pane's screen (rows) and terminal title.
-    pub fn classify_screen<'a, S: AsRef<str>>(self, rows: &'a [S], title: &str) -> ScreenVerdict<'a> {
-        match self {
-            AgentKind::Claude => claude::screen::classify(rows),
-            AgentKind::Codex => codex::screen::classify(rows, title),
-            AgentKind::Gemini => gemini::screen::classify(rows, title),
-        }
+    pub fn classify_screen<'a>(self, rows: &'a [String], title: &str) -> ScreenVerdict<'a> {
+        self.agent().classify_screen(rows, title)
     }
 
-    /// What the pane's input box holds (a person's draft, stray bytes), so
-    /// a routed answer is not pasted onto it and a lost paste can be told
-    /// from a swallowed Enter.
-    pub fn input_box<S: AsRef<str>>(self, rows: &[S]) -> InputBox {
-        match self {
-            AgentKind::Claude => claude::screen::input_box(rows),
-            AgentKind::Codex => codex::screen::input_box(rows),
-            AgentKind::Gemini => gemini::screen::input_box(rows),
-        }
+    /// What the pane's input box holds ([`Agent::input_box`]).
+    pub fn input_box(self, rows: &[String]) -> InputBox {
+        self.agent().input_box(rows)
     }
 
-    /// True when the agent may show a suggestion in its empty input box
-    /// at any moment, which Enter submits: Claude Code 2.1.39 does once a
-    /// turn is done. A routed answer then gets no Enter onto a box that
-    /// reads empty, and is never pasted again (it would land before the
-    /// suggestion).
+    /// [`Agent::suggests_in_its_box`].
     pub fn suggests_in_its_box(self) -> bool {
-        matches!(self, AgentKind::Claude)
+        self.agent().suggests_in_its_box()
     }
 
-    /// A fresh incremental classifier of this kind's transcript.
-    pub fn transcript_classifier(self) -> TranscriptClassifier {
-        match self {
-            AgentKind::Claude => TranscriptClassifier::Claude(Box::default()),
-            AgentKind::Codex => TranscriptClassifier::Codex(Box::default()),
-            AgentKind::Gemini => TranscriptClassifier::Gemini(Box::default()),
-        }
+    /// A fresh incremental classifier of this kind's log.
+    pub fn transcript_classifier(self) -> Box<dyn LogClassifier> {
+        self.log().log_classifier()
     }
 }
 
@@ -130,35 +178,4 @@ fn simulated_kind(argv: &[String]) -> Option<AgentKind> {
     }
     let kind = argv.windows(2).find(|w| w[0] == "--kind").map(|w| w[1].as_str());
     Some(kind.and_then(AgentKind::parse).unwrap_or_default())
-}
-
-/// An incremental transcript classifier of some kind.
-#[derive(Debug, Clone)]
-pub enum TranscriptClassifier {
-    /// A Claude Code JSONL transcript.
-    Claude(Box<Classifier>),
-    /// A Codex rollout.
-    Codex(Box<codex::rollout::RolloutClassifier>),
-    /// A Gemini CLI chat log.
-    Gemini(Box<gemini::chat::ChatClassifier>),
-}
-
-impl TranscriptClassifier {
-    /// Feeds bytes appended to the file.
-    pub fn feed(&mut self, bytes: &[u8]) {
-        match self {
-            TranscriptClassifier::Claude(c) => c.feed(bytes),
-            TranscriptClassifier::Codex(c) => c.feed(bytes),
-            TranscriptClassifier::Gemini(c) => c.feed(bytes),
-        }
-    }
-
-    /// The verdict after everything fed so far.
-    pub fn verdict(&self) -> TranscriptVerdict {
-        match self {
-            TranscriptClassifier::Claude(c) => c.verdict(),
-            TranscriptClassifier::Codex(c) => c.verdict(),
-            TranscriptClassifier::Gemini(c) => c.verdict(),
-        }
-    }
 }

@@ -9,7 +9,7 @@ use turnstile_core::{ansi, screen};
 /// Explains a screen dump of an agent of `kind` (with its pane's title).
 pub fn screen(text: &str, kind: AgentKind, title: &str) -> String {
     let plain = ansi::strip(text);
-    let rows: Vec<&str> = plain.lines().collect();
+    let rows: Vec<String> = plain.lines().map(str::to_owned).collect();
     let v = kind.classify_screen(&rows, title);
     let mut out = format!(
         "agent: {}\nstate: {}\nsource: screen\nrule: {}\n",

@@ -357,7 +357,7 @@ fn read_text(path: &Path) -> Result<String> {
 
 fn screen_json(text: &str, agent: AgentKind, title: &str) -> Value {
     let plain = ansi::strip(text);
-    let rows: Vec<&str> = plain.lines().collect();
+    let rows: Vec<String> = plain.lines().map(str::to_owned).collect();
     let v = agent.classify_screen(&rows, title);
     json!({
         "state": v.state,

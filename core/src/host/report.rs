@@ -9,9 +9,6 @@ use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use super::files;
 use crate::agent::claude::session::SessionStatus;
-use crate::agent::claude::transcript::{classify_tail, TailOptions};
-use crate::agent::codex::rollout::classify_rollout_tail;
-use crate::agent::gemini::chat::classify_chat;
 use crate::agent::AgentKind;
 use crate::protocol::{capped_answer, HostReport, PaneReport};
 use crate::transcript::TranscriptVerdict;
@@ -97,42 +94,30 @@ fn read_all(jobs: Vec<Job>, at: Millis, deadline: Instant) -> Vec<PaneReport> {
     reports.into_iter().flatten().collect()
 }
 
-/// The kind of agent a transcript file belongs to: Codex names its
-/// rollouts `rollout-….jsonl` and starts them with a `session_meta` line;
-/// Gemini CLI keeps `chats/session-….jsonl` starting with a header that
-/// names the `projectHash`.
+/// The kind of agent a transcript file belongs to, by its name, its
+/// folder's name and its first bytes ([`crate::agent::Agent::owns_log`]).
 pub fn kind_of_transcript(path: &Path) -> AgentKind {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    let in_chats = path.parent().and_then(Path::file_name).is_some_and(|n| n == "chats");
+    let folder = path
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     let mut head = [0u8; 512];
     let n = files::open_regular(path)
         .and_then(|mut f| f.read(&mut head))
         .unwrap_or(0);
-    let starts_with = |key: &[u8]| memchr::memmem::find(&head[..n], key).is_some();
-    if name.starts_with("rollout-") || starts_with(br#""type":"session_meta""#) {
-        AgentKind::Codex
-    } else if (in_chats && name.starts_with("session-")) || starts_with(br#""projectHash""#) {
-        AgentKind::Gemini
-    } else {
-        AgentKind::Claude
-    }
+    AgentKind::of_log(name, folder, &head[..n])
 }
 
 /// Classifies a transcript file of `kind` cold, from its tail.
 pub fn classify_file(path: &Path, kind: AgentKind, count_lines: bool) -> Result<TranscriptVerdict> {
     let mut file = files::open_regular(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let read = || format!("cannot read {}", path.display());
-    match kind {
-        AgentKind::Codex => return Ok(classify_rollout_tail(&mut file).with_context(read)?.verdict()),
-        AgentKind::Gemini => return Ok(classify_chat(&mut file).with_context(read)?.verdict()),
-        AgentKind::Claude => {}
-    }
-    let options = TailOptions {
-        count_lines,
-        ..TailOptions::default()
-    };
-    let tail = classify_tail(&mut file, options).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(tail.verdict)
+    let classifier = kind
+        .log()
+        .classify_log(&mut file, count_lines)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(classifier.verdict())
 }
 
 /// The report of an agent pane whose sources were not read in time: the

@@ -22,10 +22,7 @@ use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use super::push::{self, Channel};
 use super::{binding, files, report, spool};
-use crate::agent::claude::transcript::{classify_tail, TailOptions};
-use crate::agent::codex::rollout::classify_rollout_tail;
-use crate::agent::gemini::chat::classify_chat;
-use crate::agent::{AgentKind, TranscriptClassifier};
+use crate::agent::{AgentKind, LogClassifier};
 use crate::protocol::PaneReport;
 use crate::Source;
 use anyhow::{bail, Context, Result};
@@ -50,7 +47,7 @@ const MAX_APPEND_BYTES: u64 = 16 << 20;
 
 /// One watched transcript, classified incrementally.
 struct Tracked {
-    classifier: TranscriptClassifier,
+    classifier: Box<dyn LogClassifier>,
     len: u64,
 }
 
@@ -58,23 +55,11 @@ impl Tracked {
     /// Reads the file cold from its tail.
     fn open(path: &Path) -> Option<Tracked> {
         let mut file = files::open_regular(path).ok()?;
-        let (classifier, len) = match report::kind_of_transcript(path) {
-            AgentKind::Claude => {
-                let c = classify_tail(&mut file, TailOptions::default()).ok()?.classifier;
-                let len = c.offset() + c.pending_bytes() as u64;
-                (TranscriptClassifier::Claude(Box::new(c)), len)
-            }
-            AgentKind::Codex => {
-                let c = classify_rollout_tail(&mut file).ok()?;
-                let len = c.offset() + c.pending_bytes() as u64;
-                (TranscriptClassifier::Codex(Box::new(c)), len)
-            }
-            AgentKind::Gemini => {
-                let c = classify_chat(&mut file).ok()?;
-                let len = c.offset() + c.pending_bytes() as u64;
-                (TranscriptClassifier::Gemini(Box::new(c)), len)
-            }
-        };
+        let classifier = report::kind_of_transcript(path)
+            .log()
+            .classify_log(&mut file, false)
+            .ok()?;
+        let len = classifier.consumed();
         Some(Tracked { classifier, len })
     }
 

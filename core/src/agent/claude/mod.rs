@@ -7,6 +7,11 @@ pub mod screen;
 pub mod session;
 pub mod transcript;
 
+use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
+use crate::screen::{InputBox, ScreenVerdict};
+use crate::transcript::TranscriptVerdict;
+use std::io;
+
 /// Command names that run Claude Code.
 const COMMANDS: &[&str] = &["claude", "claude-code"];
 
@@ -21,6 +26,66 @@ pub fn is_claude_command(command: &str) -> bool {
 /// True when a process's argv runs Claude Code (native or `cli.js`).
 pub fn is_claude_argv(argv: &[String]) -> bool {
     !argv.is_empty() && is_claude_command(&argv.iter().take(3).cloned().collect::<Vec<_>>().join(" "))
+}
+
+/// Claude Code, for the agent model.
+pub struct ClaudeCode;
+
+impl Agent for ClaudeCode {
+    fn kind(&self) -> AgentKind {
+        AgentKind::Claude
+    }
+    fn name(&self) -> &'static str {
+        "claude"
+    }
+    fn tag(&self) -> &'static str {
+        "cc"
+    }
+    fn runs(&self, argv: &[String]) -> bool {
+        is_claude_argv(argv)
+    }
+    fn runs_command(&self, command: &str) -> bool {
+        is_claude_command(command)
+    }
+    fn classify_screen<'a>(&self, rows: &'a [String], _title: &str) -> ScreenVerdict<'a> {
+        screen::classify(rows)
+    }
+    fn input_box(&self, rows: &[String]) -> InputBox {
+        screen::input_box(rows)
+    }
+    /// 2.1.39 shows one once a turn is done.
+    fn suggests_in_its_box(&self) -> bool {
+        true
+    }
+}
+
+impl AgentLog for ClaudeCode {
+    /// The default kind: it claims no log by its looks.
+    fn owns_log(&self, _name: &str, _folder: &str, _head: &[u8]) -> bool {
+        false
+    }
+    fn log_classifier(&self) -> Box<dyn LogClassifier> {
+        Box::<transcript::Classifier>::default()
+    }
+    fn classify_log(&self, mut file: &mut dyn LogFile, count_lines: bool) -> io::Result<Box<dyn LogClassifier>> {
+        let options = transcript::TailOptions {
+            count_lines,
+            ..transcript::TailOptions::default()
+        };
+        Ok(Box::new(transcript::classify_tail(&mut file, options)?.classifier))
+    }
+}
+
+impl LogClassifier for transcript::Classifier {
+    fn feed(&mut self, bytes: &[u8]) {
+        transcript::Classifier::feed(self, bytes);
+    }
+    fn verdict(&self) -> TranscriptVerdict {
+        transcript::Classifier::verdict(self)
+    }
+    fn consumed(&self) -> u64 {
+        self.offset() + self.pending_bytes() as u64
+    }
 }
 
 #[cfg(test)]

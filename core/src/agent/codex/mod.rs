@@ -4,6 +4,11 @@
 pub mod rollout;
 pub mod screen;
 
+use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
+use crate::screen::{InputBox, ScreenVerdict};
+use crate::transcript::TranscriptVerdict;
+use std::io;
+
 /// True when a process's argv runs Codex CLI: the native binary, or its
 /// node launcher (`node …/bin/codex.js`).
 ///
@@ -31,6 +36,58 @@ pub fn is_codex_argv(argv: &[String]) -> bool {
 pub fn is_codex_command(command: &str) -> bool {
     let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
     is_codex_argv(&argv)
+}
+
+/// Codex CLI, for the agent model.
+pub struct CodexCli;
+
+impl Agent for CodexCli {
+    fn kind(&self) -> AgentKind {
+        AgentKind::Codex
+    }
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+    fn tag(&self) -> &'static str {
+        "cx"
+    }
+    fn runs(&self, argv: &[String]) -> bool {
+        is_codex_argv(argv)
+    }
+    fn runs_command(&self, command: &str) -> bool {
+        is_codex_command(command)
+    }
+    fn classify_screen<'a>(&self, rows: &'a [String], title: &str) -> ScreenVerdict<'a> {
+        screen::classify(rows, title)
+    }
+    fn input_box(&self, rows: &[String]) -> InputBox {
+        screen::input_box(rows)
+    }
+}
+
+impl AgentLog for CodexCli {
+    /// `rollout-….jsonl`, or a first line of type `session_meta`.
+    fn owns_log(&self, name: &str, _folder: &str, head: &[u8]) -> bool {
+        name.starts_with("rollout-") || memchr::memmem::find(head, br#""type":"session_meta""#).is_some()
+    }
+    fn log_classifier(&self) -> Box<dyn LogClassifier> {
+        Box::<rollout::RolloutClassifier>::default()
+    }
+    fn classify_log(&self, mut file: &mut dyn LogFile, _count_lines: bool) -> io::Result<Box<dyn LogClassifier>> {
+        Ok(Box::new(rollout::classify_rollout_tail(&mut file)?))
+    }
+}
+
+impl LogClassifier for rollout::RolloutClassifier {
+    fn feed(&mut self, bytes: &[u8]) {
+        rollout::RolloutClassifier::feed(self, bytes);
+    }
+    fn verdict(&self) -> TranscriptVerdict {
+        rollout::RolloutClassifier::verdict(self)
+    }
+    fn consumed(&self) -> u64 {
+        self.offset() + self.pending_bytes() as u64
+    }
 }
 
 #[cfg(test)]

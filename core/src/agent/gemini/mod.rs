@@ -4,6 +4,11 @@
 pub mod chat;
 pub mod screen;
 
+use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
+use crate::screen::{InputBox, ScreenVerdict};
+use crate::transcript::TranscriptVerdict;
+use std::io;
+
 /// True when a process's argv runs Gemini CLI: `node …/gemini.js` (the
 /// bundle), `node …/bin/gemini`, or a `gemini` launcher.
 pub fn is_gemini_argv(argv: &[String]) -> bool {
@@ -24,6 +29,58 @@ pub fn is_gemini_argv(argv: &[String]) -> bool {
 pub fn is_gemini_command(command: &str) -> bool {
     let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
     is_gemini_argv(&argv)
+}
+
+/// Gemini CLI, for the agent model.
+pub struct GeminiCli;
+
+impl Agent for GeminiCli {
+    fn kind(&self) -> AgentKind {
+        AgentKind::Gemini
+    }
+    fn name(&self) -> &'static str {
+        "gemini"
+    }
+    fn tag(&self) -> &'static str {
+        "gm"
+    }
+    fn runs(&self, argv: &[String]) -> bool {
+        is_gemini_argv(argv)
+    }
+    fn runs_command(&self, command: &str) -> bool {
+        is_gemini_command(command)
+    }
+    fn classify_screen<'a>(&self, rows: &'a [String], title: &str) -> ScreenVerdict<'a> {
+        screen::classify(rows, title)
+    }
+    fn input_box(&self, rows: &[String]) -> InputBox {
+        screen::input_box(rows)
+    }
+}
+
+impl AgentLog for GeminiCli {
+    /// `chats/session-….jsonl`, or a header naming the `projectHash`.
+    fn owns_log(&self, name: &str, folder: &str, head: &[u8]) -> bool {
+        (folder == "chats" && name.starts_with("session-")) || memchr::memmem::find(head, br#""projectHash""#).is_some()
+    }
+    fn log_classifier(&self) -> Box<dyn LogClassifier> {
+        Box::<chat::ChatClassifier>::default()
+    }
+    fn classify_log(&self, mut file: &mut dyn LogFile, _count_lines: bool) -> io::Result<Box<dyn LogClassifier>> {
+        Ok(Box::new(chat::classify_chat(&mut file)?))
+    }
+}
+
+impl LogClassifier for chat::ChatClassifier {
+    fn feed(&mut self, bytes: &[u8]) {
+        chat::ChatClassifier::feed(self, bytes);
+    }
+    fn verdict(&self) -> TranscriptVerdict {
+        chat::ChatClassifier::verdict(self)
+    }
+    fn consumed(&self) -> u64 {
+        self.offset() + self.pending_bytes() as u64
+    }
 }
 
 #[cfg(test)]
