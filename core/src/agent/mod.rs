@@ -8,11 +8,14 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 
+use crate::hook::HookEvent;
 use crate::screen::{InputBox, ScreenVerdict};
 use crate::transcript::TranscriptVerdict;
+use crate::{Millis, Verdict};
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
 use std::io::{self, Read, Seek};
+use std::path::{Path, PathBuf};
 
 /// What is true of one coding agent, for everything downstream of it: how
 /// its process and its pane are recognised, what its screen and title say,
@@ -59,6 +62,23 @@ pub trait AgentLog: Sync {
     fn classify_log(&self, file: &mut dyn LogFile, count_lines: bool) -> io::Result<Box<dyn LogClassifier>>;
 }
 
+/// What one agent's hooks mean and where they are installed: the third
+/// part of a kind ([`AgentKind::hooks`]), used by the host only.
+pub trait AgentHooks: Sync {
+    /// The events `install-hooks` adds (`recent`: also those only recent
+    /// releases know).
+    fn hook_events(&self, recent: bool) -> Vec<&'static str>;
+    /// True when `event` ends a turn: the hook then reads the log to judge it.
+    fn ends_a_turn(&self, event: &str) -> bool;
+    /// The verdict of a hook event at `now`, given the log as it is then
+    /// (read for the events that end a turn).
+    fn hook_verdict(&self, event: &HookEvent, now: Millis, log: Option<&TranscriptVerdict>) -> Option<Verdict>;
+    /// The settings file `install-hooks` edits: the user's, under the home
+    /// the environment `var` names, or the project's in `project`; an error
+    /// says why there is none.
+    fn hooks_file(&self, var: &dyn Fn(&str) -> Option<String>, project: Option<&Path>) -> Result<PathBuf, String>;
+}
+
 /// A log being read: any seekable reader.
 pub trait LogFile: Read + Seek {}
 
@@ -103,6 +123,15 @@ impl AgentKind {
 
     /// The registry's other half: how this kind's log is read.
     pub fn log(self) -> &'static dyn AgentLog {
+        match self {
+            AgentKind::Claude => &claude::ClaudeCode,
+            AgentKind::Codex => &codex::CodexCli,
+            AgentKind::Gemini => &gemini::GeminiCli,
+        }
+    }
+
+    /// The registry's third part: what this kind's hooks mean.
+    pub fn hooks(self) -> &'static dyn AgentHooks {
         match self {
             AgentKind::Claude => &claude::ClaudeCode,
             AgentKind::Codex => &codex::CodexCli,

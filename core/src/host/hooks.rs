@@ -9,52 +9,21 @@
 
 use super::binding::HookRecord;
 use super::clock::now_ms;
-use super::home::{ClaudeHome, CodexHome, GeminiHome};
 use super::report::classify_file;
 use super::settings::SettingsEdit;
 use super::{files, push, spool};
 use crate::agent::AgentKind;
 use crate::hook::HookEvent;
 use crate::protocol::{capped_answer, AgentBinding, PaneReport};
-use crate::transcript::TranscriptVerdict;
-use crate::{Millis, Source, State, Verdict};
-use anyhow::{bail, Context, Result};
+use crate::{Millis, State};
+use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The hook events turnstile listens to by default. Every release we know
-/// accepts them; an unknown key makes Claude Code reject the whole settings
-/// file (2.1.39 does so for `StopFailure`).
-pub const EVENTS: &[&str] = &[
-    "UserPromptSubmit",
-    "Stop",
-    "SubagentStop",
-    "SessionStart",
-    "SessionEnd",
-    "Notification",
-    "PermissionRequest",
-];
-
-/// Events only recent releases know; installed on request.
-pub const RECENT_EVENTS: &[&str] = &["StopFailure"];
-
 /// Largest hook payload read from stdin.
 const MAX_PAYLOAD: u64 = 8 << 20;
-
-/// The hook events installed for Codex CLI (its hooks are shaped like
-/// Claude Code's; an interrupt or a failed turn fires none of them).
-pub const CODEX_EVENTS: &[&str] = &["SessionStart", "UserPromptSubmit", "Stop", "PermissionRequest"];
-
-/// The hook events installed for Gemini CLI.
-pub const GEMINI_EVENTS: &[&str] = &[
-    "SessionStart",
-    "BeforeAgent",
-    "AfterAgent",
-    "Notification",
-    "SessionEnd",
-];
 
 /// How long a hook may take, whatever it is given (Claude Code and Codex
 /// are told 5 s, Gemini CLI 5000 ms): past it the hook exits 0 and the
@@ -98,10 +67,8 @@ fn hook_inner(kind: AgentKind) -> Option<()> {
 /// `AfterAgent` fires on every turn end, also on cancel and error: its chat
 /// log, read now, says which (a done candidate there is confirmed).
 pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -> Option<PaneReport> {
-    let turn_end = matches!(
-        (kind, event.hook_event_name.as_str()),
-        (AgentKind::Claude, "Stop") | (AgentKind::Gemini, "AfterAgent")
-    );
+    let hooks = kind.hooks();
+    let turn_end = hooks.ends_a_turn(&event.hook_event_name);
     let transcript = match (turn_end, event.transcript_path.clone()) {
         (true, Some(path)) => files::within(TRANSCRIPT_BUDGET, move || {
             classify_file(Path::new(&path), kind, false).ok()
@@ -109,12 +76,7 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -
         .flatten(),
         _ => None,
     };
-    let verdict = match kind {
-        AgentKind::Claude => event.verdict_given(now, transcript.as_ref())?,
-        AgentKind::Codex => event.verdict(now)?,
-        AgentKind::Gemini if turn_end => gemini_turn_end(now, transcript.as_ref()),
-        AgentKind::Gemini => event.verdict(now)?,
-    };
+    let verdict = hooks.hook_verdict(event, now, transcript.as_ref())?;
     let answer = event
         .last_assistant_message
         .clone()
@@ -134,30 +96,6 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -
         answer,
         since: None,
     })
-}
-
-/// Gemini's `AfterAgent` judged by the chat log: its cancel or error, else
-/// the answer it holds is the turn's end.
-fn gemini_turn_end(now: Millis, log: Option<&TranscriptVerdict>) -> Verdict {
-    let (state, reason) = match log.map(|t| (t.state, t.candidate)) {
-        Some((State::Interrupted | State::Failed, _)) => {
-            let state = log.map_or(State::Unknown, |t| t.state);
-            (state, format!("AfterAgent hook; the chat log says {state}"))
-        }
-        Some((State::Done, _) | (_, Some(State::Done))) => (State::Done, "AfterAgent hook: the answer is final".into()),
-        // The log not read in time, or its answer not written yet: the
-        // hook marks the end, and the answer confirms it when seen.
-        _ => (
-            State::Working,
-            "AfterAgent hook; the chat log does not show the answer yet".into(),
-        ),
-    };
-    let mut verdict = Verdict::new(state, Source::Hook, reason, now);
-    if state == State::Working {
-        verdict.candidate = Some(State::Done);
-    }
-    verdict.key = Some(format!("AfterAgent@{now}"));
-    verdict
 }
 
 /// What `install-hooks` changes.
@@ -182,15 +120,7 @@ pub fn install(options: &InstallOptions) -> Result<String> {
     let edit = SettingsEdit::begin(&path)?;
     let mut settings = edit.parse()?;
     let command = hook_command(options.agent)?;
-    let events: Vec<&str> = match options.agent {
-        AgentKind::Claude => EVENTS
-            .iter()
-            .chain(if options.recent_events { RECENT_EVENTS } else { &[] })
-            .copied()
-            .collect(),
-        AgentKind::Codex => CODEX_EVENTS.to_vec(),
-        AgentKind::Gemini => GEMINI_EVENTS.to_vec(),
-    };
+    let events = options.agent.hooks().hook_events(options.recent_events);
     let changed = if options.uninstall {
         remove_hooks(&mut settings)
     } else {
@@ -225,38 +155,25 @@ pub fn install(options: &InstallOptions) -> Result<String> {
 }
 
 fn settings_path(project: bool, agent: AgentKind) -> Result<PathBuf> {
-    if agent == AgentKind::Gemini {
-        if project {
-            return Ok(std::env::current_dir()
-                .context("no current directory")?
-                .join(".gemini/settings.json"));
-        }
-        let home = GeminiHome::of_user().context("HOME is not set")?;
-        return Ok(home.settings());
-    }
-    if agent == AgentKind::Codex {
-        if project {
-            bail!("Codex reads hooks from $CODEX_HOME/hooks.json only: drop --project");
-        }
-        let home = CodexHome::of_user().context("neither CODEX_HOME nor HOME is set")?;
-        return Ok(home.hooks_file());
-    }
-    if project {
-        return Ok(std::env::current_dir()
-            .context("no current directory")?
-            .join(".claude/settings.json"));
-    }
-    let home = ClaudeHome::of_user().context("neither CLAUDE_CONFIG_DIR nor HOME is set")?;
-    Ok(home.settings())
+    let project = match project {
+        true => Some(std::env::current_dir().context("no current directory")?),
+        false => None,
+    };
+    let var = |name: &str| std::env::var(name).ok();
+    agent
+        .hooks()
+        .hooks_file(&var, project.as_deref())
+        .map_err(anyhow::Error::msg)
 }
 
+/// The command an agent's settings run: `turnstile hook`, with `--agent`
+/// for every kind but the default (whose installs predate the option).
 fn hook_command(agent: AgentKind) -> Result<String> {
     let exe = std::env::current_exe().context("cannot find the turnstile executable")?;
     let exe = shell_quote(&exe.display().to_string());
-    Ok(match agent {
-        AgentKind::Claude => format!("{exe} hook"),
-        AgentKind::Codex => format!("{exe} hook --agent codex"),
-        AgentKind::Gemini => format!("{exe} hook --agent gemini"),
+    Ok(match agent == AgentKind::default() {
+        true => format!("{exe} hook"),
+        false => format!("{exe} hook --agent {}", agent.name()),
     })
 }
 
@@ -422,6 +339,7 @@ fn remove_hooks(settings: &mut Value) -> Result<bool, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::claude::hooks::EVENTS;
 
     #[test]
     fn adding_twice_changes_once_and_keeps_user_hooks() {

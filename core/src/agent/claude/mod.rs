@@ -3,6 +3,8 @@
 //! recognised, its screen rules ([`screen`]), its transcript classifier
 //! ([`transcript`]) and its session status file ([`session`]).
 
+pub mod home;
+pub mod hooks;
 pub mod screen;
 pub mod session;
 pub mod transcript;

@@ -2,6 +2,8 @@
 //! rules ([`screen`]) and its chat log classifier ([`chat`]).
 
 pub mod chat;
+pub mod home;
+pub mod hooks;
 pub mod screen;
 
 use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
