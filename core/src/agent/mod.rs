@@ -47,10 +47,40 @@ pub trait Agent: Sync {
     }
 }
 
-/// How one agent's log is found among files and classified: the other half
-/// of a kind, apart from [`Agent`] so that the plugin, which reads no log,
-/// does not carry the classifiers ([`AgentKind::log`] is the registry).
+/// Where one agent keeps its files and how its log is classified: the
+/// other half of a kind, apart from [`Agent`] so that the plugin, which
+/// reads no log, does not carry the classifiers ([`AgentKind::log`] is the
+/// registry). Paths only: the host reads them.
 pub trait AgentLog: Sync {
+    /// Its home folder for a process with the environment `var`.
+    fn home(&self, var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf>;
+    /// The session status file process `pid` writes (`None`: it writes none).
+    fn status_file(&self, _home: &Path, _pid: u32) -> Option<PathBuf> {
+        None
+    }
+    /// The project folder of the agents started in `cwd`: agents of one
+    /// project may own each other's logs (where logs are filed otherwise, a
+    /// key that names the project).
+    fn project_folder(&self, home: &Path, cwd: &Path) -> PathBuf;
+    /// The folders its logs of the project in `cwd` may be in, around `now`.
+    fn log_folders(&self, home: &Path, cwd: &Path, _now: Millis) -> Vec<PathBuf> {
+        vec![self.project_folder(home, cwd)]
+    }
+    /// True when a log in [`AgentLog::log_folders`] is of the project in
+    /// `cwd`; `first_line` reads the log's first line (only where the
+    /// folder does not tell).
+    fn log_of_project(&self, _first_line: &dyn Fn() -> Option<Vec<u8>>, _cwd: &Path) -> bool {
+        true
+    }
+    /// True when the agent process holds its own log open (so the open
+    /// file names it); false where another process holds every log.
+    fn holds_its_log_open(&self) -> bool {
+        true
+    }
+    /// The folders the watcher watches for its status file and logs.
+    fn watched_folders(&self, home: &Path, cwd: Option<&Path>, now: Millis) -> Vec<PathBuf> {
+        cwd.map(|cwd| self.log_folders(home, cwd, now)).unwrap_or_default()
+    }
     /// True when a log file is this agent's: its name, its folder's name,
     /// and its first bytes.
     fn owns_log(&self, name: &str, folder: &str, head: &[u8]) -> bool;

@@ -17,7 +17,6 @@
 //!    only, which is never routed on), rather than a neighbour's.
 
 use super::discovery::AgentProcess;
-use super::home::{project_folder_name, AgentHome, CodexHome};
 use crate::hook::HookEvent;
 use crate::Millis;
 use serde::{Deserialize, Serialize};
@@ -190,11 +189,9 @@ pub fn decide(me: &Claim, all: &[Claim], files: &[Candidate]) -> Binding {
         .map_or(Binding::Unbound, |f| Binding::Sole(f.path.clone()))
 }
 
-/// What the agent's own session says about its transcript.
+/// What the agent's own session says about its transcript: its status
+/// file's session id, a hook's record, or the log the process holds open.
 pub fn claim(session: &str, agent: &AgentProcess) -> Claim {
-    if let AgentHome::Codex(home) = &agent.home {
-        return codex_claim(session, agent, home);
-    }
     let folder = agent.project_folder();
     let session_id = agent.status().and_then(|s| s.session_id);
     let by_session = folder
@@ -202,12 +199,16 @@ pub fn claim(session: &str, agent: &AgentProcess) -> Claim {
         .zip(session_id.as_ref())
         .map(|(f, id)| f.join(format!("{id}.jsonl")));
     let by_hook = HookRecord::read(session, agent.pane).map(|r| r.transcript_path);
+    let held_open = || match agent.kind.log().holds_its_log_open() {
+        true => folder.as_deref().and_then(|f| open_transcript(agent.pid, f)),
+        false => None,
+    };
     let exact = match (by_session, by_hook) {
         // The status file is rewritten by the live process: after `/clear`
         // it names the new session before any hook record does.
         (Some(live), _) => Some(live),
         (None, Some(hooked)) => Some(hooked),
-        (None, None) => folder.as_deref().and_then(|f| open_transcript(agent.pid, f)),
+        (None, None) => held_open(),
     };
     Claim {
         pane: agent.pane,
@@ -218,47 +219,27 @@ pub fn claim(session: &str, agent: &AgentProcess) -> Claim {
     }
 }
 
-/// A Codex agent's claim: a hook's record names its rollout; otherwise its
-/// neighbours are the Codex agents of the same folder (the group key is a
-/// name, not a real folder: rollouts are filed by day).
-fn codex_claim(session: &str, agent: &AgentProcess, home: &CodexHome) -> Claim {
-    let exact = HookRecord::read(session, agent.pane).map(|r| r.transcript_path);
-    Claim {
-        pane: agent.pane,
-        folder: agent
-            .cwd
-            .as_deref()
-            .map(|cwd| home.sessions().join(project_folder_name(cwd))),
-        started: exact.is_none().then(|| process_start_ms(agent.pid)).flatten(),
-        exact,
-    }
-}
-
-/// The transcripts that could be the agent's: its project folder's (Claude
-/// Code), the rollouts of the recent days started in its folder (Codex).
+/// The logs that could be the agent's: those of its log folders that are
+/// of its project.
 fn candidates_of(agent: &AgentProcess) -> Vec<Candidate> {
-    match (&agent.home, &agent.cwd) {
-        (AgentHome::Claude(_) | AgentHome::Gemini(_), _) => {
-            agent.project_folder().as_deref().map(candidates).unwrap_or_default()
-        }
-        (AgentHome::Codex(home), Some(cwd)) => home
-            .day_folders(super::clock::now_ms())
-            .iter()
-            .flat_map(|day| candidates(day))
-            .filter(|c| rollout_cwd(&c.path).as_deref() == Some(cwd.as_path()))
-            .collect(),
-        (AgentHome::Codex(_), None) => Vec::new(),
-    }
+    let Some(cwd) = agent.cwd.as_deref() else {
+        return Vec::new();
+    };
+    let log = agent.kind.log();
+    log.log_folders(&agent.home, cwd, super::clock::now_ms())
+        .iter()
+        .flat_map(|folder| candidates(folder))
+        .filter(|c| log.log_of_project(&|| first_line(&c.path), cwd))
+        .collect()
 }
 
-/// The working directory a rollout's first line (`session_meta`) names.
-fn rollout_cwd(path: &Path) -> Option<PathBuf> {
+/// A log's first line (at most 4 MiB of it).
+fn first_line(path: &Path) -> Option<Vec<u8>> {
     use std::io::{BufRead, BufReader, Read};
     let file = super::files::open_regular(path).ok()?;
     let mut first = Vec::new();
     BufReader::new(file.take(4 << 20)).read_until(b'\n', &mut first).ok()?;
-    let line: serde_json::Value = serde_json::from_slice(&first).ok()?;
-    line.pointer("/payload/cwd")?.as_str().map(PathBuf::from)
+    Some(first)
 }
 
 /// The transcripts of a project folder.

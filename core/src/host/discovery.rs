@@ -2,7 +2,7 @@
 //! of each pane (its environment holds `ZELLIJ_PANE_ID` and
 //! `ZELLIJ_SESSION_NAME`), with its kind, working directory and home.
 
-use super::home::{demo_home, AgentHome, ClaudeHome, CodexHome, GeminiHome};
+use super::home::demo_home;
 use crate::agent::claude::session::SessionStatus;
 use crate::agent::AgentKind;
 use crate::protocol::AgentBinding;
@@ -21,44 +21,26 @@ pub struct AgentProcess {
     pub cwd: Option<PathBuf>,
     /// Which agent it is.
     pub kind: AgentKind,
-    /// Its home (`~/.claude`, `$CLAUDE_CONFIG_DIR`, a demo home; `~/.codex`).
-    pub home: AgentHome,
+    /// Its home (`~/.claude`, `$CLAUDE_CONFIG_DIR`, `~/.codex`, a
+    /// simulated agent's `--home`, …).
+    pub home: PathBuf,
 }
 
 impl AgentProcess {
     /// Its session status file (Claude Code writes one per process).
     pub fn status_file(&self) -> Option<PathBuf> {
-        match &self.home {
-            AgentHome::Claude(home) => Some(home.status_file(self.pid)),
-            AgentHome::Codex(_) | AgentHome::Gemini(_) => None,
-        }
+        self.kind.log().status_file(&self.home, self.pid)
     }
 
-    /// The transcripts' folder of its project (Claude Code's project folder,
-    /// Gemini CLI's chats folder; Codex files rollouts by day).
+    /// The project folder its logs are grouped by ([`crate::agent::AgentLog::project_folder`]).
     pub fn project_folder(&self) -> Option<PathBuf> {
-        let cwd = self.cwd.as_deref()?;
-        match &self.home {
-            AgentHome::Claude(home) => Some(home.project(cwd)),
-            AgentHome::Gemini(home) => Some(home.chats(cwd)),
-            AgentHome::Codex(_) => None,
-        }
+        Some(self.kind.log().project_folder(&self.home, self.cwd.as_deref()?))
     }
 
-    /// Where its status file and transcripts appear (the watcher watches
-    /// them, or their nearest existing ancestor): for Claude Code the status
-    /// files, the projects and its project's folder; for Codex the rollouts'
-    /// day folders around `now`.
+    /// Where its status file and logs appear around `now` (the watcher
+    /// watches them, or their nearest existing ancestor).
     pub fn transcript_folders(&self, now: u64) -> Vec<PathBuf> {
-        match &self.home {
-            AgentHome::Claude(home) => {
-                let mut dirs = vec![home.sessions(), home.projects()];
-                dirs.extend(self.project_folder());
-                dirs
-            }
-            AgentHome::Codex(home) => home.day_folders(now),
-            AgentHome::Gemini(_) => self.project_folder().into_iter().collect(),
-        }
+        self.kind.log().watched_folders(&self.home, self.cwd.as_deref(), now)
     }
 
     /// Its session status, when the file exists and parses.
@@ -113,13 +95,9 @@ fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
     }
     let pane = env.get("ZELLIJ_PANE_ID")?.trim().parse().ok()?;
     let var = |name: &str| env.get(name).cloned();
-    let home = match (kind, simulated_home(&argv, &env, kind)) {
-        (AgentKind::Codex, Some(home)) => AgentHome::Codex(CodexHome::at(home)),
-        (AgentKind::Codex, None) => AgentHome::Codex(CodexHome::from_env(var)?),
-        (AgentKind::Claude, Some(home)) => AgentHome::Claude(ClaudeHome::at(home)),
-        (AgentKind::Claude, None) => AgentHome::Claude(ClaudeHome::from_env(var)?),
-        (AgentKind::Gemini, Some(home)) => AgentHome::Gemini(GeminiHome::at(home)),
-        (AgentKind::Gemini, None) => AgentHome::Gemini(GeminiHome::from_env(var)?),
+    let home = match simulated_home(&argv, &env, kind) {
+        Some(home) => home,
+        None => kind.log().home(&var)?,
     };
     Some(AgentProcess {
         pid,
@@ -130,7 +108,7 @@ fn agent_process(pid: u32, session: &str) -> Option<AgentProcess> {
     })
 }
 
-/// The Claude home of `turnstile demo-agent` / `turnstile replay`: its
+/// The home of `turnstile demo-agent` / `turnstile replay`: its
 /// `--home` argument, else the demo agent's default under its TMPDIR.
 fn simulated_home(argv: &[String], env: &BTreeMap<String, String>, kind: AgentKind) -> Option<PathBuf> {
     let program = argv.first()?.rsplit('/').next()?;

@@ -14,14 +14,3 @@ pub fn demo_home(kind: AgentKind, tmpdir: Option<&Path>) -> PathBuf {
     let tmp = tmpdir.map(Path::to_path_buf).unwrap_or_else(std::env::temp_dir);
     tmp.join("turnstile-demo").join(format!(".{}", kind.name()))
 }
-
-/// An agent's home, by kind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AgentHome {
-    /// Claude Code's.
-    Claude(ClaudeHome),
-    /// Codex CLI's.
-    Codex(CodexHome),
-    /// Gemini CLI's.
-    Gemini(GeminiHome),
-}

@@ -12,7 +12,9 @@ pub mod transcript;
 use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::screen::{InputBox, ScreenVerdict};
 use crate::transcript::TranscriptVerdict;
+use crate::Millis;
 use std::io;
+use std::path::{Path, PathBuf};
 
 /// Command names that run Claude Code.
 const COMMANDS: &[&str] = &["claude", "claude-code"];
@@ -62,6 +64,22 @@ impl Agent for ClaudeCode {
 }
 
 impl AgentLog for ClaudeCode {
+    fn home(&self, var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+        Some(home::ClaudeHome::from_env(var)?.root().to_path_buf())
+    }
+    fn status_file(&self, home: &Path, pid: u32) -> Option<PathBuf> {
+        Some(home::ClaudeHome::at(home).status_file(pid))
+    }
+    fn project_folder(&self, home: &Path, cwd: &Path) -> PathBuf {
+        home::ClaudeHome::at(home).project(cwd)
+    }
+    /// The status files, the projects, and its project's folder.
+    fn watched_folders(&self, home: &Path, cwd: Option<&Path>, _now: Millis) -> Vec<PathBuf> {
+        let home = home::ClaudeHome::at(home);
+        let mut dirs = vec![home.sessions(), home.projects()];
+        dirs.extend(cwd.map(|cwd| home.project(cwd)));
+        dirs
+    }
     /// The default kind: it claims no log by its looks.
     fn owns_log(&self, _name: &str, _folder: &str, _head: &[u8]) -> bool {
         false

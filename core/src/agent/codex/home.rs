@@ -22,6 +22,11 @@ impl CodexHome {
         }
     }
 
+    /// The folder itself.
+    pub fn root(&self) -> &std::path::Path {
+        &self.0
+    }
+
     /// The home of the user running turnstile.
     pub fn of_user() -> Option<CodexHome> {
         CodexHome::from_env(|name| std::env::var(name).ok())

@@ -9,7 +9,9 @@ pub mod screen;
 use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::screen::{InputBox, ScreenVerdict};
 use crate::transcript::TranscriptVerdict;
+use crate::Millis;
 use std::io;
+use std::path::{Path, PathBuf};
 
 /// True when a process's argv runs Codex CLI: the native binary, or its
 /// node launcher (`node …/bin/codex.js`).
@@ -67,7 +69,32 @@ impl Agent for CodexCli {
     }
 }
 
+/// Rollouts are filed by day, and its app-server daemon holds every one
+/// open: a rollout's first line (`session_meta`) names the folder it was
+/// started in.
 impl AgentLog for CodexCli {
+    fn home(&self, var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+        Some(home::CodexHome::from_env(var)?.root().to_path_buf())
+    }
+    /// A key naming the project (`sessions/<project>`, no real folder).
+    fn project_folder(&self, home: &Path, cwd: &Path) -> PathBuf {
+        home::CodexHome::at(home)
+            .sessions()
+            .join(super::claude::home::project_folder_name(cwd))
+    }
+    /// The day folders around `now`.
+    fn log_folders(&self, home: &Path, _cwd: &Path, now: Millis) -> Vec<PathBuf> {
+        home::CodexHome::at(home).day_folders(now)
+    }
+    fn log_of_project(&self, first_line: &dyn Fn() -> Option<Vec<u8>>, cwd: &Path) -> bool {
+        first_line().is_some_and(|line| rollout::started_in(&line).as_deref() == Some(cwd))
+    }
+    fn holds_its_log_open(&self) -> bool {
+        false
+    }
+    fn watched_folders(&self, home: &Path, _cwd: Option<&Path>, now: Millis) -> Vec<PathBuf> {
+        home::CodexHome::at(home).day_folders(now)
+    }
     /// `rollout-….jsonl`, or a first line of type `session_meta`.
     fn owns_log(&self, name: &str, _folder: &str, head: &[u8]) -> bool {
         name.starts_with("rollout-") || memchr::memmem::find(head, br#""type":"session_meta""#).is_some()

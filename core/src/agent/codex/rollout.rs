@@ -222,6 +222,13 @@ impl RolloutClassifier {
 }
 
 /// Classifies a rollout cold: the session from its first line, the turn
+/// The folder a rollout was started in, from its first line
+/// (`session_meta`'s `payload.cwd`).
+pub fn started_in(first_line: &[u8]) -> Option<std::path::PathBuf> {
+    let line: Value = serde_json::from_slice(first_line).ok()?;
+    line.pointer("/payload/cwd")?.as_str().map(std::path::PathBuf::from)
+}
+
 /// from the last `task_started` (found backwards from the end).
 pub fn classify_rollout_tail<R: Read + Seek>(file: &mut R) -> io::Result<RolloutClassifier> {
     let len = file.seek(SeekFrom::End(0))?;

@@ -17,6 +17,11 @@ impl GeminiHome {
         Some(GeminiHome::at(PathBuf::from(var("HOME")?).join(".gemini")))
     }
 
+    /// The folder itself.
+    pub fn root(&self) -> &std::path::Path {
+        &self.0
+    }
+
     /// The home of the user running turnstile.
     pub fn of_user() -> Option<GeminiHome> {
         GeminiHome::from_env(|name| std::env::var(name).ok())

@@ -10,6 +10,7 @@ use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::screen::{InputBox, ScreenVerdict};
 use crate::transcript::TranscriptVerdict;
 use std::io;
+use std::path::{Path, PathBuf};
 
 /// True when a process's argv runs Gemini CLI: `node …/gemini.js` (the
 /// bundle), `node …/bin/gemini`, or a `gemini` launcher.
@@ -61,6 +62,12 @@ impl Agent for GeminiCli {
 }
 
 impl AgentLog for GeminiCli {
+    fn home(&self, var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+        Some(home::GeminiHome::from_env(var)?.root().to_path_buf())
+    }
+    fn project_folder(&self, home: &Path, cwd: &Path) -> PathBuf {
+        home::GeminiHome::at(home).chats(cwd)
+    }
     /// `chats/session-….jsonl`, or a header naming the `projectHash`.
     fn owns_log(&self, name: &str, folder: &str, head: &[u8]) -> bool {
         (folder == "chats" && name.starts_with("session-")) || memchr::memmem::find(head, br#""projectHash""#).is_some()
