@@ -41,6 +41,8 @@ pub mod inbox;
 pub mod panes;
 pub mod protocol;
 pub mod screen;
+#[cfg(feature = "cli")]
+pub mod simulate;
 pub mod text;
 pub mod transcript;
 pub mod verdict;

@@ -169,6 +169,16 @@ impl AgentKind {
         }
     }
 
+    /// Its simulated agent, for the demo and the tests (native only).
+    #[cfg(feature = "cli")]
+    pub fn simulator(self) -> &'static dyn crate::simulate::Simulator {
+        match self {
+            AgentKind::Claude => &claude::ClaudeCode,
+            AgentKind::Codex => &codex::CodexCli,
+            AgentKind::Gemini => &gemini::GeminiCli,
+        }
+    }
+
     /// Every kind's agent, the most specific recognition first.
     pub fn agents() -> impl Iterator<Item = &'static dyn Agent> {
         AgentKind::ALL.into_iter().map(AgentKind::agent)

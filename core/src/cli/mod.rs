@@ -9,6 +9,7 @@ use turnstile_core::agent::claude::session::SessionStatus;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::ansi;
 use turnstile_core::host::{files, home, hooks, report, watch};
+use turnstile_core::simulate::SimOptions;
 use turnstile_core::transcript::TranscriptVerdict;
 
 // Commands.
@@ -267,18 +268,20 @@ fn dispatch(command: Command) -> Result<()> {
             listen,
             drop_enters,
             deaf_ms,
-        } => demo_agent::run(demo_agent::DemoOptions {
-            name,
-            home: home.unwrap_or_else(|| home::demo_home(kind, None)),
+        } => demo_agent::run(
             kind,
-            script,
-            seed,
-            pace,
-            turns,
-            listen,
-            drop_enters,
-            deaf_ms,
-        }),
+            &SimOptions {
+                name,
+                home: home.unwrap_or_else(|| home::demo_home(kind, None)),
+                script,
+                seed,
+                pace,
+                turns,
+                listen,
+                drop_enters,
+                deaf_ms,
+            },
+        ),
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
         Command::Watch { .. } => bail!("watch is handled by run"),
         Command::Hook { agent } => {

@@ -2,6 +2,8 @@
 //! rules ([`screen`]) and its chat log classifier ([`chat`]).
 
 pub mod chat;
+#[cfg(feature = "cli")]
+mod demo;
 pub mod home;
 pub mod hooks;
 pub mod screen;

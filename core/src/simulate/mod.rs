@@ -1,0 +1,146 @@
+//! The engine of the simulated agents (`turnstile demo-agent`), for the
+//! demo and the tests: no account, no network. It paces turns, draws
+//! frames in place, sets the terminal title, listens for prompts typed or
+//! pasted into the pane, and appends to the agent's log. What a turn *is*
+//! (its log lines, its screen, its title) is the kind's own
+//! [`Simulator`], in `agent/<kind>/demo.rs`.
+
+mod input;
+mod sim;
+
+pub use input::take_prompt;
+pub use sim::{clock, now_ms, terminal_rows, Sim};
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What one turn ends with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A normal answer.
+    Done,
+    /// An API error after retries.
+    Fail,
+    /// The user pressed Escape.
+    Interrupt,
+    /// A permission dialog first, approved after a while, then an answer.
+    Wait,
+}
+
+impl Outcome {
+    fn parse(word: &str) -> Option<Outcome> {
+        match word.trim() {
+            "done" => Some(Outcome::Done),
+            "fail" | "failed" => Some(Outcome::Fail),
+            "interrupt" | "interrupted" => Some(Outcome::Interrupt),
+            "wait" | "waiting" => Some(Outcome::Wait),
+            _ => None,
+        }
+    }
+}
+
+/// Parses `done,fail,…`; a clear error for an unknown word.
+pub fn parse_script(script: &str) -> Result<Vec<Outcome>, String> {
+    script
+        .split(',')
+        .filter(|w| !w.trim().is_empty())
+        .map(|w| Outcome::parse(w).ok_or_else(|| format!("unknown outcome `{w}` (use done, fail, interrupt, wait)")))
+        .collect()
+}
+
+/// What one kind's simulated agent does: where its log goes, what a turn
+/// writes and draws, its title. Implemented in `agent/<kind>/demo.rs`.
+pub trait Simulator: Sync {
+    /// The log of a new session `session_id` started in `cwd` at `now`.
+    fn log_path(&self, home: &Path, cwd: &Path, session_id: &str, now: u64) -> PathBuf;
+    /// The session status file of process `pid`, for kinds that write one.
+    fn status_file(&self, _home: &Path, _pid: u32) -> Option<PathBuf> {
+        None
+    }
+    /// The log's first line, for kinds that start with a header.
+    fn header(&self, _sim: &Sim) -> Option<serde_json::Value> {
+        None
+    }
+    /// Plays turn `n` (its `prompt` typed or pasted, else an invented one).
+    fn turn(&self, sim: &mut Sim, n: u32, outcome: Outcome, prompt: Option<String>) -> io::Result<()>;
+    /// The rows of a frame: `history` (its tail), the `spinner` line,
+    /// the input box showing `input` (a draft, a hint) or its placeholder.
+    fn frame(&self, history: &[String], spinner: Option<&str>, busy: bool, input: Option<&str>) -> Vec<String>;
+    /// The terminal title; `frame` counts the titles set so far.
+    fn title(&self, name: &str, busy: bool, frame: usize) -> String;
+    /// The spinner line `i` of a turn running for `secs`, with the
+    /// invented verb `stem`.
+    fn spinner(&self, stem: &str, i: usize, secs: u64) -> String;
+    /// How many rows of history stand above a dialog of `dialog` rows.
+    fn room_above_dialog(&self, dialog: usize) -> usize {
+        terminal_rows().saturating_sub(dialog + 1).max(1)
+    }
+}
+
+/// Options of the simulated agent.
+pub struct SimOptions {
+    /// Shown in prompts and answers.
+    pub name: String,
+    /// The agent's home to write into.
+    pub home: PathBuf,
+    /// Outcomes of the turns, in order (`done,fail,wait,interrupt`); empty: random.
+    pub script: String,
+    /// Seed of the random outcomes and verbs.
+    pub seed: u64,
+    /// Time scale: 1.0 is the default pace, 0.5 twice as fast.
+    pub pace: f64,
+    /// Stop after this many turns (then stay at the prompt).
+    pub turns: Option<u32>,
+    /// Take prompts typed or pasted into the terminal (routed answers).
+    pub listen: bool,
+    /// Enters to swallow first (the prompt stays as a draft until the next).
+    pub drop_enters: u32,
+    /// Input dropped for this long after start (ms).
+    pub deaf_ms: u64,
+}
+
+/// Runs the agent until killed (or `turns` are done, then idles).
+pub fn run(options: &SimOptions, kind: &'static dyn Simulator) -> Result<(), String> {
+    let script = parse_script(&options.script)?;
+    let mut sim = Sim::start(options, kind).map_err(|e| format!("cannot start the simulated agent: {e}"))?;
+    let prompts = options
+        .listen
+        .then(|| input::listen_to_stdin(options.drop_enters, std::time::Duration::from_millis(options.deaf_ms)));
+    let mut turn = 0u32;
+    let played = |e: io::Error| format!("cannot write the agent's log: {e}");
+    loop {
+        let scripted_done =
+            options.turns.is_some_and(|n| turn >= n) || (!script.is_empty() && turn as usize >= script.len());
+        let outcome = (!scripted_done).then(|| {
+            script
+                .get(turn as usize)
+                .copied()
+                .unwrap_or_else(|| sim.random_outcome())
+        });
+        if let Some(outcome) = outcome {
+            turn += 1;
+            kind.turn(&mut sim, turn, outcome, None).map_err(played)?;
+        }
+        let rest = if outcome.is_some() {
+            4.0 + sim.rand(4) as f64
+        } else {
+            3600.0
+        };
+        if let Some(prompt) = sim.idle(prompts.as_ref(), rest) {
+            turn += 1;
+            kind.turn(&mut sim, turn, Outcome::Done, Some(prompt)).map_err(played)?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_parse_and_reject_unknown_words() {
+        assert_eq!(parse_script("done, fail,wait,interrupt").unwrap().len(), 4);
+        assert!(parse_script("done,explode").unwrap_err().contains("explode"));
+        assert!(parse_script("").unwrap().is_empty());
+    }
+}
