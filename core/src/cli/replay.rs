@@ -10,7 +10,7 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use turnstile_core::host::home::ClaudeHome;
+use turnstile_core::agent::claude::home::ClaudeHome;
 
 /// Options of a replay.
 pub struct ReplayOptions {

@@ -1,10 +1,7 @@
-//! The agents' homes, by kind. Each kind's home and the paths in it are
-//! resolved in its own folder (`agent/<kind>/home.rs`); this module holds
-//! them together for the host and gives the simulated agents theirs.
+//! The simulated agents' homes. A real agent's home and the paths in it
+//! are resolved by its kind ([`crate::agent::AgentLog::home`], in
+//! `agent/<kind>/home.rs`).
 
-pub use crate::agent::claude::home::{project_folder_name, ClaudeHome};
-pub use crate::agent::codex::home::CodexHome;
-pub use crate::agent::gemini::home::GeminiHome;
 use crate::agent::AgentKind;
 use std::path::{Path, PathBuf};
 
