@@ -119,7 +119,7 @@ enum Command {
         #[arg(long)]
         hold: Option<f64>,
     },
-    /// A simulated Claude Code (screens, transcript, status file) for demos and tests.
+    /// A simulated agent of any kind (its screen, title, log; Claude Code's status file) for demos and tests.
     DemoAgent {
         /// Shown in prompts and answers.
         #[arg(long, default_value = "agent")]
@@ -127,7 +127,7 @@ enum Command {
         /// The agent to play: claude (default), codex or gemini.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         kind: AgentKind,
-        /// Its home to write into (default: $TMPDIR/turnstile-demo/.claude or .codex).
+        /// Its home to write into (default: $TMPDIR/turnstile-demo/.<kind>).
         #[arg(long)]
         home: Option<PathBuf>,
         /// Outcomes of the turns in order, e.g. `done,fail,wait,interrupt` (default: random, forever).
