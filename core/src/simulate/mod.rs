@@ -77,6 +77,16 @@ pub trait Simulator: Sync {
     }
 }
 
+/// The last rows of `history` (14 at most) and the `spinner` line, cut to
+/// `keep` rows from the top: what stands above an input box kept at the
+/// bottom of the pane.
+pub fn rows_above(history: &[String], spinner: Option<&str>, keep: usize) -> Vec<String> {
+    let mut lines: Vec<String> = history.iter().rev().take(14).rev().cloned().collect();
+    lines.extend(spinner.map(str::to_owned));
+    lines.drain(..lines.len().saturating_sub(keep));
+    lines
+}
+
 /// Options of the simulated agent.
 pub struct SimOptions {
     /// Shown in prompts and answers.

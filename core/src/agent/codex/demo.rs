@@ -4,7 +4,7 @@
 
 use super::home::CodexHome;
 use super::CodexCli;
-use crate::simulate::{now_ms, Outcome, Sim, Simulator};
+use crate::simulate::{now_ms, rows_above, terminal_rows, Outcome, Sim, Simulator};
 use serde_json::{json, Value};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -99,12 +99,10 @@ impl Simulator for CodexCli {
     /// The composer at the bottom of however many rows the pane has: the
     /// history above gives way.
     fn frame(&self, history: &[String], spinner: Option<&str>, _busy: bool, input: Option<&str>) -> Vec<String> {
-        let keep = crate::simulate::terminal_rows()
+        let keep = terminal_rows()
             .saturating_sub(5 + usize::from(spinner.is_some()))
             .max(1);
-        let mut lines: Vec<String> = history.iter().rev().take(14).rev().cloned().collect();
-        lines.extend(spinner.map(str::to_owned));
-        lines.drain(..lines.len().saturating_sub(keep));
+        let mut lines = rows_above(history, spinner, keep);
         let composer = format!("› {}", input.unwrap_or("Ask Codex to do anything"));
         lines.extend([String::new(), composer, String::new()]);
         lines.push("  demo mode · ? for shortcuts".into());

@@ -4,7 +4,7 @@
 
 use super::home::GeminiHome;
 use super::GeminiCli;
-use crate::simulate::{now_ms, Outcome, Sim, Simulator};
+use crate::simulate::{now_ms, rows_above, terminal_rows, Outcome, Sim, Simulator};
 use serde_json::{json, Value};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -79,12 +79,10 @@ impl Simulator for GeminiCli {
     }
 
     fn frame(&self, history: &[String], spinner: Option<&str>, _busy: bool, input: Option<&str>) -> Vec<String> {
-        let keep = crate::simulate::terminal_rows()
+        let keep = terminal_rows()
             .saturating_sub(4 + usize::from(spinner.is_some()))
             .max(1);
-        let mut lines: Vec<String> = history.iter().rev().take(14).rev().cloned().collect();
-        lines.extend(spinner.map(str::to_owned));
-        lines.drain(..lines.len().saturating_sub(keep));
+        let mut lines = rows_above(history, spinner, keep);
         let input_row = match input {
             Some(draft) => format!(" > {draft}"),
             None => " >   Type your message or @path/to/file".into(),

@@ -31,8 +31,7 @@ fn a_confirmed_done_is_pasted_then_entered_once() {
 fn enter_is_pressed_again_until_the_target_starts_its_turn() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
     rig.screens.viewports.insert(2, claude_box("the answer"));
-    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
-    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    a_finishes_with_the_answer(&mut rig);
     let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
     assert_eq!(writes(&first), vec![(2, "\r".to_owned())]);
     let retry = rig.timer_at(rig.now + delivery::RETRY_ENTER_MS);
@@ -49,8 +48,7 @@ fn enter_is_pressed_again_onto_an_empty_codex_box() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
     rig.bind_codex(2);
     rig.screens.viewports.insert(2, empty_codex_box());
-    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
-    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    a_finishes_with_the_answer(&mut rig);
     let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
     assert_eq!(writes(&first), vec![(2, "\r".to_owned())]);
     let retry = rig.timer_at(rig.now + delivery::RETRY_ENTER_MS);
@@ -64,8 +62,7 @@ fn a_delivery_never_confirmed_is_said_in_the_bar_after_the_last_enter() {
     rig.screens
         .viewports
         .insert(2, claude_box("Hello from the fake model."));
-    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
-    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    a_finishes_with_the_answer(&mut rig);
     let mut enters = writes(&rig.timer_at(rig.now + delivery::ENTER_DELAY_MS)).len();
     for _ in 0..delivery::MAX_ENTERS + 1 {
         enters += writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)).len();
@@ -168,6 +165,13 @@ fn a_turn_too_quick_to_be_seen_working_still_confirms_the_delivery() {
     assert!(later.is_empty(), "confirmed: no Enter, no second paste: {later:?}");
 }
 
+/// Pane 1 (`a`) runs a turn and finishes it with "the answer", which the
+/// flow `a -> b` routes; returns the effects of the done.
+fn a_finishes_with_the_answer(rig: &mut Rig) -> Vec<Effect> {
+    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))])
+}
+
 /// The box of an idle Claude Code pane, empty.
 fn empty_claude_box() -> Vec<String> {
     claude_box("")
@@ -191,8 +195,7 @@ fn empty_codex_box() -> Vec<String> {
 fn an_empty_claude_box_gets_no_second_enter_and_no_second_paste() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
     rig.screens.viewports.insert(2, empty_claude_box());
-    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
-    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    a_finishes_with_the_answer(&mut rig);
     let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
     assert_eq!(writes(&first), vec![(2, "\r".to_owned())], "the Enter that submits");
     let mut later = Vec::new();
@@ -211,8 +214,7 @@ fn an_empty_claude_box_gets_no_second_enter_and_no_second_paste() {
 fn no_enter_is_retried_onto_what_may_be_a_suggestion() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
     rig.screens.viewports.insert(2, empty_claude_box());
-    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
-    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    a_finishes_with_the_answer(&mut rig);
     let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
     assert_eq!(writes(&first), vec![(2, "\r".to_owned())], "the Enter that submits");
     rig.screens
@@ -233,8 +235,7 @@ fn no_enter_is_retried_onto_what_may_be_a_suggestion() {
 fn news_before_the_first_enter_still_gets_the_enter() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
     rig.screens.viewports.insert(2, empty_claude_box());
-    rig.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
-    rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))]);
+    a_finishes_with_the_answer(&mut rig);
     rig.now += 100;
     rig.push(&[report(2, State::Idle, Source::Session, rig.now, None)]);
     let enter = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
