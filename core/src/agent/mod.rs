@@ -8,6 +8,10 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 
+/// What a session status file says (Claude Code keeps one per process;
+/// a kind that keeps one reads it into this).
+pub use claude::session::SessionStatus;
+
 use crate::hook::HookEvent;
 use crate::screen::{InputBox, ScreenVerdict};
 use crate::transcript::TranscriptVerdict;
@@ -56,6 +60,10 @@ pub trait AgentLog: Sync {
     fn home(&self, var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf>;
     /// The session status file process `pid` writes (`None`: it writes none).
     fn status_file(&self, _home: &Path, _pid: u32) -> Option<PathBuf> {
+        None
+    }
+    /// Reads its session status file (`None`: unreadable, or it keeps none).
+    fn read_status(&self, _bytes: &[u8]) -> Option<SessionStatus> {
         None
     }
     /// The project folder of the agents started in `cwd`: agents of one

@@ -3,8 +3,7 @@
 //! `ZELLIJ_SESSION_NAME`), with its kind, working directory and home.
 
 use super::home::demo_home;
-use crate::agent::claude::session::SessionStatus;
-use crate::agent::AgentKind;
+use crate::agent::{AgentKind, SessionStatus};
 use crate::protocol::AgentBinding;
 use std::collections::BTreeMap;
 use std::fs;
@@ -47,7 +46,7 @@ impl AgentProcess {
     pub fn status(&self) -> Option<SessionStatus> {
         super::files::read_capped(&self.status_file()?, 1 << 20)
             .ok()
-            .and_then(|b| SessionStatus::parse(&b).ok())
+            .and_then(|b| self.kind.log().read_status(&b))
     }
 
     /// The binding reported to the plugin.

@@ -72,6 +72,9 @@ impl AgentLog for ClaudeCode {
     fn status_file(&self, home: &Path, pid: u32) -> Option<PathBuf> {
         Some(home::ClaudeHome::at(home).status_file(pid))
     }
+    fn read_status(&self, bytes: &[u8]) -> Option<session::SessionStatus> {
+        session::SessionStatus::parse(bytes).ok()
+    }
     fn project_folder(&self, home: &Path, cwd: &Path) -> PathBuf {
         home::ClaudeHome::at(home).project(cwd)
     }
