@@ -324,11 +324,13 @@ class Flows(unittest.TestCase):
             self.assertEqual([t for _, t in user_prompts(z)].count(answer), 1, "submitted exactly once")
 
     def test_a_lost_paste_into_claude_is_said_never_pasted_again(self):
-        # Claude Code may show a suggestion in its empty box at any moment,
-        # which Enter submits and before which a second paste would land: a
-        # paste lost there is said in the bar, never repeated.
+        # Claude Code that has ended a turn may show a suggestion in its
+        # empty box at any moment, which Enter submits and before which a
+        # second paste would land: a paste lost there is said in the bar,
+        # never repeated. (The coder ends a turn of its own first; the
+        # planner's answer waits for it.)
         panes = [("planner", demo("planner", "done", turns=1)),
-                 ("coder", demo("coder", "", turns=0, listen=True, deaf_ms=20000))]
+                 ("coder", demo("coder", "done", turns=1, listen=True, deaf_ms=20000))]
         with Zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
             started = time.monotonic()
             wait_for("the delivery said unconfirmed", lambda: "not confirmed" in z.bar(), timeout=40)

@@ -72,7 +72,7 @@ struct Submission {
     /// The target's name, for the bar.
     name: String,
     /// The target may show a suggestion in its empty box at any moment
-    /// ([`crate::agent::AgentKind::suggests_in_its_box`]).
+    /// ([`crate::agent::AgentKind::suggests_in_its_box`], once it ended a turn).
     suggests: bool,
 }
 
@@ -118,9 +118,14 @@ pub struct Delivery {
     held: Vec<Held>,
 }
 
-/// Whether pane `pane`'s agent may show a suggestion in its box.
+/// Whether pane `pane`'s agent may show a suggestion in its box now: its
+/// kind suggests, and it has ended a turn (a suggestion follows a turn; an
+/// agent still starting up shows none, and drops pastes: seen with Claude
+/// Code 2.1.39 under two busy loops, where the paste then has to go again).
 fn suggests(table: &PaneTable, pane: u32) -> bool {
-    table.get(pane).is_some_and(|p| p.kind.suggests_in_its_box())
+    table
+        .get(pane)
+        .is_some_and(|p| p.kind.suggests_in_its_box() && p.state().is_turn_end())
 }
 
 fn target_of(pane: &Pane) -> Target {

@@ -58,6 +58,7 @@ fn enter_is_pressed_again_onto_an_empty_codex_box() {
 #[test]
 fn a_delivery_never_confirmed_is_said_in_the_bar_after_the_last_enter() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    b_finished_a_turn(&mut rig);
     // Text that is not the paste stands in Claude's box: a suggestion.
     rig.screens
         .viewports
@@ -172,6 +173,13 @@ fn a_finishes_with_the_answer(rig: &mut Rig) -> Vec<Effect> {
     rig.push(&[report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"))])
 }
 
+/// Pane 2 (`b`, Claude Code) ended a turn of its own: from now on it may
+/// show a suggestion in its box.
+fn b_finished_a_turn(rig: &mut Rig) {
+    rig.push(&[report(2, State::Working, Source::Transcript, T0 - 20, None)]);
+    rig.push(&[report(2, State::Done, Source::Transcript, T0 - 10, Some("b's own"))]);
+}
+
 /// The box of an idle Claude Code pane, empty.
 fn empty_claude_box() -> Vec<String> {
     claude_box("")
@@ -194,6 +202,7 @@ fn empty_codex_box() -> Vec<String> {
 #[test]
 fn an_empty_claude_box_gets_no_second_enter_and_no_second_paste() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    b_finished_a_turn(&mut rig);
     rig.screens.viewports.insert(2, empty_claude_box());
     a_finishes_with_the_answer(&mut rig);
     let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
@@ -213,6 +222,7 @@ fn an_empty_claude_box_gets_no_second_enter_and_no_second_paste() {
 #[test]
 fn no_enter_is_retried_onto_what_may_be_a_suggestion() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    b_finished_a_turn(&mut rig);
     rig.screens.viewports.insert(2, empty_claude_box());
     a_finishes_with_the_answer(&mut rig);
     let first = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
@@ -240,4 +250,21 @@ fn news_before_the_first_enter_still_gets_the_enter() {
     rig.push(&[report(2, State::Idle, Source::Session, rig.now, None)]);
     let enter = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
     assert_eq!(writes(&enter), vec![(2, "\r".to_owned())], "{enter:?}");
+}
+
+/// Seen under two busy loops (real Codex routed to a real Claude Code just
+/// started): Claude Code still starting up dropped the paste. It has ended
+/// no turn, so no suggestion can stand in its box: the paste goes again.
+#[test]
+fn a_paste_lost_by_a_claude_still_starting_goes_again() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.screens.viewports.insert(2, empty_claude_box());
+    a_finishes_with_the_answer(&mut rig);
+    let mut writes_after = Vec::new();
+    writes_after.extend(writes(&rig.timer_at(rig.now + delivery::ENTER_DELAY_MS)));
+    for _ in 0..delivery::MAX_ENTERS {
+        writes_after.extend(writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)));
+    }
+    let pastes = writes_after.iter().filter(|(_, t)| t.contains("the answer")).count();
+    assert_eq!(pastes, 1, "pasted again once: {writes_after:?}");
 }
