@@ -79,7 +79,8 @@ struct Submission {
 impl Submission {
     /// Whether a retried Enter can only submit the paste: onto a draft (the
     /// paste standing there), onto a certainly empty box of an agent that
-    /// never suggests, or onto unsure text that is the paste's beginning.
+    /// cannot be suggesting now, or onto unsure text that is the paste's
+    /// beginning.
     fn enter_is_safe(&self, input: &InputBox) -> bool {
         match input {
             InputBox::Draft(_) => true,
