@@ -50,7 +50,6 @@ struct Held {
     payload: String,
     name: String,
     due: Millis,
-    suggests: bool,
 }
 
 /// How the bar's message about a delivery given up begins.
@@ -222,22 +221,22 @@ impl Delivery {
                         payload,
                         name: name.clone(),
                         due,
-                        suggests: suggests(table, pane),
                     });
                     return Some(format!("holding {chars} chars for {name}: {}", held_reason(&draft)));
                 }
-                Some(self.paste(pane, &payload, (name, suggests(table, pane)), now, out))
+                Some(self.paste(table, pane, &payload, name, now, out))
             }
         }
     }
 
-    /// Pastes `payload` into `pane` (named, and whether it may suggest)
-    /// and arms its first Enter.
+    /// Pastes `payload` into `pane` (named `name`) and arms its first Enter;
+    /// whether the target may be suggesting is judged now, at the paste.
     fn paste(
         &mut self,
+        table: &PaneTable,
         pane: u32,
         payload: &str,
-        (name, suggests): (String, bool),
+        name: String,
         now: Millis,
         out: &mut Vec<Effect>,
     ) -> String {
@@ -253,7 +252,7 @@ impl Delivery {
             pastes: 1,
             payload: payload.to_owned(),
             name: name.clone(),
-            suggests,
+            suggests: suggests(table, pane),
         };
         self.unconfirmed.retain(|s| s.pane != pane);
         self.unconfirmed.push(submission);
@@ -303,8 +302,14 @@ impl Delivery {
 
     /// Presses the Enters that are due, and pastes held answers whose
     /// target's input box is empty now; returns what the bar should say.
-    pub fn press_due_enters(&mut self, now: Millis, out: &mut Vec<Effect>, drafts: &mut Drafts<'_>) -> Option<String> {
-        let mut said = self.release_held(now, out, drafts);
+    pub fn press_due_enters(
+        &mut self,
+        table: &PaneTable,
+        now: Millis,
+        out: &mut Vec<Effect>,
+        drafts: &mut Drafts<'_>,
+    ) -> Option<String> {
+        let mut said = self.release_held(table, now, out, drafts);
         let mut given_up = Vec::new();
         for submission in self.unconfirmed.iter_mut().filter(|s| s.due <= now) {
             let pane = submission.pane;
@@ -346,7 +351,13 @@ impl Delivery {
     /// The oldest held answer of each pane whose check is due: pasted when
     /// the box is empty (and no earlier delivery there awaits its turn),
     /// else held on.
-    fn release_held(&mut self, now: Millis, out: &mut Vec<Effect>, drafts: &mut Drafts<'_>) -> Option<String> {
+    fn release_held(
+        &mut self,
+        table: &PaneTable,
+        now: Millis,
+        out: &mut Vec<Effect>,
+        drafts: &mut Drafts<'_>,
+    ) -> Option<String> {
         let mut said = None;
         let mut i = 0;
         while i < self.held.len() {
@@ -363,7 +374,7 @@ impl Delivery {
                 continue;
             }
             let held = self.held.remove(i);
-            said = Some(self.paste(pane, &held.payload, (held.name, held.suggests), now, out));
+            said = Some(self.paste(table, pane, &held.payload, held.name, now, out));
         }
         said
     }

@@ -8,7 +8,8 @@ impl Controller {
         self.timers.fired();
         let said = {
             let mut drafts = input_boxes(&self.table, screens);
-            self.delivery.press_due_enters(now, &mut self.out, &mut drafts)
+            self.delivery
+                .press_due_enters(&self.table, now, &mut self.out, &mut drafts)
         };
         if let Some(said) = said.filter(|_| self.role.is_leader()) {
             // An open inbox view hears of a delivery given up, too.

@@ -18,7 +18,7 @@ impl Simulator for ClaudeCode {
     }
 
     fn status_file(&self, home: &Path, pid: u32) -> Option<PathBuf> {
-        Some(ClaudeHome::at(home).status_file(pid))
+        crate::agent::AgentLog::status_file(self, home, pid)
     }
 
     fn turn(&self, sim: &mut Sim, n: u32, outcome: Outcome, prompt: Option<String>) -> io::Result<()> {

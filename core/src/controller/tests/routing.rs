@@ -268,3 +268,24 @@ fn a_paste_lost_by_a_claude_still_starting_goes_again() {
     let pastes = writes_after.iter().filter(|(_, t)| t.contains("the answer")).count();
     assert_eq!(pastes, 1, "pasted again once: {writes_after:?}");
 }
+
+/// Whether the target may be suggesting is judged at the paste, not when
+/// the answer was held: a Claude Code that ended a turn while the answer
+/// waited for its box may show a suggestion there now, so a lost paste
+/// is not repeated.
+#[test]
+fn a_held_answer_judges_the_suggestion_at_its_paste() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rig.screens.viewports.insert(2, claude_box("[Pasted text #1 +3 lines]"));
+    a_finishes_with_the_answer(&mut rig);
+    b_finished_a_turn(&mut rig);
+    rig.screens.viewports.insert(2, empty_claude_box());
+    let mut later = writes(&rig.timer_at(rig.now + delivery::HOLD_RECHECK_MS));
+    assert_eq!(later.len(), 1, "released once the box is empty: {later:?}");
+    later.clear();
+    for _ in 0..=delivery::MAX_ENTERS {
+        later.extend(writes(&rig.timer_at(rig.now + delivery::RETRY_ENTER_MS)));
+    }
+    let pastes = later.iter().filter(|(_, t)| t.contains("the answer")).count();
+    assert_eq!(pastes, 0, "no second paste before a suggestion: {later:?}");
+}
