@@ -9,21 +9,29 @@
 //!
 //! Reports are coalesced: the caller [`Channel::send`]s, a writer thread
 //! takes everything pending (the newest report per pane) and writes it as one
-//! line. While zellij is still busy with the previous line (the child waits
-//! for the plugin to take it), new reports pile up and leave together.
+//! line, and writes the next only once the child has read the last one
+//! (nothing is left unread in its stdin). `zellij pipe` reads a line only
+//! when zellij has handed the previous one to every plugin, so while zellij
+//! is busy new reports pile up and leave together: under load there are
+//! fewer, fuller lines, never a backlog.
 //!
-//! A child that exits is started again; when it cannot be kept alive the
-//! channel reports itself dead and the watcher exits, so the bar falls back
-//! to polling and restarts it.
+//! A child that exits is started again. So is one that leaves a line unread
+//! for [`STALL`]: zellij holds a pipe's line until every plugin has taken
+//! it, and a plugin that waits for its permissions to be answered takes
+//! nothing; the line's reports are sent again through the new child. When
+//! the child cannot be kept alive or going, the channel reports itself dead
+//! and the watcher exits, so the bar falls back to polling and restarts it.
 //!
 //! Without a watcher, a hook pushes its one report with a detached
 //! `zellij pipe … verdict` ([`push_to_plugin`]). [`zellij_binary`] finds
 //! the zellij to run.
 
 use crate::protocol::{PaneReport, PIPE_PUSH, PIPE_VERDICT};
+use crate::verdict::Source;
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -34,6 +42,10 @@ use std::time::{Duration, Instant};
 /// channel gives up.
 const MAX_RESTARTS: u32 = 5;
 const RESTART_WINDOW: Duration = Duration::from_secs(30);
+/// How long a line may wait unread before the child counts as stuck.
+pub const STALL: Duration = Duration::from_secs(4);
+/// How often the writer looks whether the child has read the last line.
+const DRAIN_POLL: Duration = Duration::from_millis(5);
 
 /// Reports waiting to be written: the watcher's newest per pane, and every
 /// hook report in order (a hook's verdict must not replace the watcher's).
@@ -55,10 +67,16 @@ pub struct Channel {
 impl Channel {
     /// Opens the channel to `session` through the `zellij` binary.
     pub fn open(zellij: &Path, session: &str) -> Channel {
+        Channel::open_with_stall(zellij, session, STALL)
+    }
+
+    /// [`Channel::open`], with a child counted stuck after `stall`.
+    fn open_with_stall(zellij: &Path, session: &str, stall: Duration) -> Channel {
         let shared: Shared = Arc::default();
         let pipe = PipeChild {
             zellij: zellij.to_path_buf(),
             session: session.to_owned(),
+            stall,
             child: None,
         };
         // Detached: the writer is never waited for (see `Drop`).
@@ -104,50 +122,93 @@ impl Drop for Channel {
     }
 }
 
-/// Takes batches and writes them until the channel closes or dies.
+/// Writes batches until the channel closes or dies: each once the child
+/// has read the last line, with everything pending by then.
 fn write_loop(shared: &Shared, mut pipe: PipeChild) {
     let mut restarts: Vec<Instant> = Vec::new();
-    while let Some(batch) = next_batch(shared) {
-        let Ok(mut line) = serde_json::to_string(&batch) else {
+    // The batch of the last line written, until the child has read it.
+    let mut unread: Vec<PaneReport> = Vec::new();
+    while wait_for_reports(shared) {
+        let written = pipe.wait_until_read(|| is_closing(shared)).and_then(|()| {
+            unread = take_batch(shared);
+            match serde_json::to_string(&unread) {
+                Ok(line) => pipe.write_line(&format!("{line}\n")),
+                Err(_) => Ok(()),
+            }
+        });
+        let Err(why) = written else {
             continue;
         };
-        line.push('\n');
-        while let Err(why) = pipe.write_line(&line) {
-            let now = Instant::now();
-            restarts.retain(|t| now.duration_since(*t) < RESTART_WINDOW);
-            restarts.push(now);
-            if restarts.len() as u32 > MAX_RESTARTS {
-                if let Ok(mut pending) = shared.0.lock() {
-                    pending.dead = Some(format!("cannot keep `zellij pipe` running: {why}"));
-                }
-                return;
+        requeue(shared, std::mem::take(&mut unread));
+        let now = Instant::now();
+        restarts.retain(|t| now.duration_since(*t) < RESTART_WINDOW);
+        restarts.push(now);
+        if restarts.len() as u32 > MAX_RESTARTS {
+            if let Ok(mut pending) = shared.0.lock() {
+                pending.dead = Some(format!("cannot keep `zellij pipe` going: {why}"));
             }
-            std::thread::sleep(Duration::from_millis(50 << restarts.len().min(4)));
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50 << restarts.len().min(4)));
+    }
+}
+
+/// Blocks until reports are pending (true) or the channel closes (false).
+fn wait_for_reports(shared: &Shared) -> bool {
+    let (lock, wake) = &**shared;
+    let Ok(mut pending) = lock.lock() else {
+        return false;
+    };
+    loop {
+        if pending.closing {
+            return false;
+        }
+        if !pending.reports.is_empty() || !pending.hooks.is_empty() {
+            return true;
+        }
+        match wake.wait(pending) {
+            Ok(p) => pending = p,
+            Err(_) => return false,
         }
     }
 }
 
-/// Blocks until reports are pending (then takes them all) or the channel closes.
-fn next_batch(shared: &Shared) -> Option<Vec<PaneReport>> {
-    let (lock, wake) = &**shared;
-    let mut pending = lock.lock().ok()?;
-    loop {
-        if pending.closing {
-            return None;
-        }
-        if !pending.reports.is_empty() || !pending.hooks.is_empty() {
-            let mut batch: Vec<PaneReport> = std::mem::take(&mut pending.reports).into_values().collect();
-            batch.append(&mut pending.hooks);
-            return Some(batch);
-        }
-        pending = wake.wait(pending).ok()?;
+fn is_closing(shared: &Shared) -> bool {
+    shared.0.lock().map_or(true, |p| p.closing)
+}
+
+/// Everything pending: the newest report per pane, then the hooks' in order.
+fn take_batch(shared: &Shared) -> Vec<PaneReport> {
+    let Ok(mut pending) = shared.0.lock() else {
+        return Vec::new();
+    };
+    let mut batch: Vec<PaneReport> = std::mem::take(&mut pending.reports).into_values().collect();
+    batch.append(&mut pending.hooks);
+    batch
+}
+
+/// Puts back a batch whose line may never have been read: a pane's report
+/// only where no newer one is pending, hook reports before the newer ones.
+fn requeue(shared: &Shared, batch: Vec<PaneReport>) {
+    let Ok(mut pending) = shared.0.lock() else {
+        return;
+    };
+    let (hooks, reports): (Vec<PaneReport>, Vec<PaneReport>) = batch
+        .into_iter()
+        .partition(|r| r.verdicts.iter().any(|v| v.source == Source::Hook));
+    for report in reports {
+        pending.reports.entry(report.pane).or_insert(report);
     }
+    let newer = std::mem::replace(&mut pending.hooks, hooks);
+    pending.hooks.extend(newer);
 }
 
 /// The `zellij pipe` child, started on demand.
 struct PipeChild {
     zellij: PathBuf,
     session: String,
+    /// How long a line may stay unread.
+    stall: Duration,
     child: Option<(Child, ChildStdin)>,
 }
 
@@ -174,6 +235,32 @@ impl PipeChild {
             return Err(format!("write failed: {e}"));
         }
         Ok(())
+    }
+
+    /// Waits until the child has read all that was written to it. A child
+    /// that exited, or left a line unread too long, is stopped (`Err`).
+    fn wait_until_read(&mut self, closing: impl Fn() -> bool) -> Result<(), String> {
+        let (started, stall) = (Instant::now(), self.stall);
+        loop {
+            let Some((child, stdin)) = self.child.as_mut() else {
+                return Ok(());
+            };
+            if !matches!(child.try_wait(), Ok(None)) {
+                self.stop();
+                return Err("`zellij pipe` exited".into());
+            }
+            if unread_bytes(stdin) == 0 || closing() {
+                return Ok(());
+            }
+            if started.elapsed() >= stall {
+                self.stop();
+                return Err(format!(
+                    "zellij took no line for {}s (a copy of the bar may be waiting for its permissions)",
+                    stall.as_secs()
+                ));
+            }
+            std::thread::sleep(DRAIN_POLL);
+        }
     }
 
     fn start(&self) -> Result<(Child, ChildStdin), String> {
@@ -203,6 +290,18 @@ impl PipeChild {
 impl Drop for PipeChild {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// Bytes written to the child's stdin that it has not read yet.
+fn unread_bytes(stdin: &ChildStdin) -> usize {
+    let mut unread: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one c_int for a pipe descriptor we own.
+    let ok = unsafe { libc::ioctl(stdin.as_raw_fd(), libc::FIONREAD, &mut unread) } == 0;
+    if ok {
+        unread.max(0) as usize
+    } else {
+        0
     }
 }
 
@@ -285,5 +384,101 @@ pub fn push_with(zellij: &Path, session: &str, report: &PaneReport) {
         .spawn();
     if let Some(mut stdin) = child.ok().and_then(|mut c| c.stdin.take()) {
         let _ = stdin.write_all(format!("{payload}\n").as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::AgentBinding;
+    use crate::verdict::{State, Verdict};
+
+    fn report(pane: u32, state: State) -> PaneReport {
+        PaneReport {
+            pane,
+            agent: Some(AgentBinding::default()),
+            verdicts: vec![Verdict::new(state, Source::Transcript, "test", 1)],
+            answer: None,
+            since: None,
+        }
+    }
+
+    /// Lines the fake zellij children read, in order, once `count` are there.
+    fn lines(calls: &Path, count: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = fs::read_to_string(calls).unwrap_or_default();
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            if lines.len() >= count || Instant::now() > deadline {
+                return lines;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// A fake `zellij pipe`: the first child reads one line and then no
+    /// more (zellij waits for a plugin that never takes it); later ones
+    /// read everything.
+    fn stuck_once(dir: &Path) -> PathBuf {
+        let fake = dir.join("zellij");
+        let script = format!(
+            "#!/bin/sh\nif mkdir {d}/first 2>/dev/null; then head -n 1 >> {d}/calls; exec sleep 60; fi\nexec cat >> {d}/calls\n",
+            d = dir.display()
+        );
+        fs::write(&fake, script).unwrap();
+        Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+        fake
+    }
+
+    #[test]
+    fn a_child_that_stops_reading_is_replaced_and_nothing_is_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let channel = Channel::open_with_stall(&stuck_once(dir.path()), "s", Duration::from_millis(300));
+        channel.send(report(1, State::Working));
+        lines(&dir.path().join("calls"), 1);
+        // Read by nobody: the first child is stuck after its first line.
+        channel.send(report(2, State::Working));
+        std::thread::sleep(Duration::from_millis(50));
+        channel.send(report(1, State::Done));
+        let read = lines(&dir.path().join("calls"), 2);
+        assert_eq!(read.len(), 2, "{read:?}");
+        let last: Vec<PaneReport> = serde_json::from_str(&read[1]).unwrap();
+        let states: Vec<(u32, State)> = last.iter().map(|r| (r.pane, r.verdicts[0].state)).collect();
+        assert_eq!(
+            states,
+            vec![(1, State::Done), (2, State::Working)],
+            "the newest of each pane, once"
+        );
+        assert!(channel.dead().is_none());
+    }
+
+    #[test]
+    fn reports_sent_while_a_line_is_unread_leave_together() {
+        let dir = tempfile::tempdir().unwrap();
+        // A slow zellij: it takes a line every 300 ms.
+        let fake = dir.path().join("zellij");
+        let script = format!(
+            "#!/bin/sh\nwhile IFS= read -r l; do echo \"$l\" >> {d}/calls; sleep 0.3; done\n",
+            d = dir.path().display()
+        );
+        fs::write(&fake, script).unwrap();
+        Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+        let channel = Channel::open(&fake, "s");
+        channel.send(report(1, State::Working));
+        lines(&dir.path().join("calls"), 1);
+        for pane in 2..12 {
+            channel.send(report(pane, State::Working));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let read = lines(&dir.path().join("calls"), 3);
+        let batches: Vec<usize> = read
+            .iter()
+            .map(|l| serde_json::from_str::<Vec<PaneReport>>(l).unwrap().len())
+            .collect();
+        assert_eq!(batches.iter().sum::<usize>(), 11, "{batches:?}");
+        assert!(
+            batches.len() <= 3,
+            "one line per report instead of batches: {batches:?}"
+        );
     }
 }
