@@ -180,14 +180,6 @@ impl PaneTable {
         changed
     }
 
-    /// Adds the panes not in the table yet (a copy without pane lists
-    /// learns them from the leader's rows); known panes stay as they are.
-    pub fn adopt(&mut self, metas: impl IntoIterator<Item = PaneMeta>) {
-        for meta in metas {
-            self.panes.entry(meta.id).or_insert_with(|| Pane::new(meta));
-        }
-    }
-
     /// Would this screen state be an edge for the pane? (The plugin confirms
     /// edges against the scroll position before observing them.)
     pub fn is_screen_edge(&self, id: u32, state: State) -> bool {

@@ -11,6 +11,10 @@ impl Controller {
         }
         let role = leader::elect(self.me, self.my_url.as_deref(), &panes, &self.role);
         let became_leader = role.is_leader() && !self.role.is_leader();
+        // A copy that has seen a leader (itself included) may have missed
+        // what another acted on meanwhile; the first leader of a session has not.
+        let took_over = became_leader && self.saw_a_leader;
+        self.saw_a_leader |= role != Role::Undecided;
         let lost_leadership = !role.is_leader() && self.role.is_leader();
         let new_leader = role.leader().filter(|l| self.role.leader() != Some(*l));
         let known: BTreeSet<u32> = self.role.followers().iter().map(|f| f.id).collect();
@@ -40,6 +44,12 @@ impl Controller {
             self.notifier.forget(closed);
         }
         let changed = self.table.sync(metas) || became_leader;
+        if took_over {
+            // Another leader acted on what these panes show now.
+            self.baseline = self.table.ids().into_iter().collect();
+        } else if !self.role.is_leader() {
+            self.baseline.clear();
+        }
         self.share_log(&[]);
         if changed {
             self.broadcast();
@@ -144,26 +154,11 @@ impl Controller {
         if self.role.is_leader() {
             return;
         }
+        self.saw_a_leader = true;
         if let Ok(rows) = serde_json::from_str::<Vec<PaneSummary>>(payload) {
             self.redraw_again |= rows != self.synced;
-            if self.panes.is_empty() {
-                self.adopt_rows(&rows);
-            }
             self.synced = rows;
         }
-    }
-
-    /// A copy that never had a pane list (zellij sends none to hidden tabs)
-    /// takes the leader's agent panes from its rows, so the pushes it
-    /// observes reach its table and routing memory: should it take the
-    /// lead, it does not route a turn again.
-    pub(super) fn adopt_rows(&mut self, rows: &[PaneSummary]) {
-        let metas = rows.iter().map(|r| crate::panes::PaneMeta {
-            id: r.pane,
-            title: r.name.clone(),
-            ..Default::default()
-        });
-        self.table.adopt(metas);
     }
 
     /// Hands the rows to the copies of the bar in tabs someone views; the

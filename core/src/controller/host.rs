@@ -107,9 +107,9 @@ impl Controller {
         }
     }
 
-    /// Observes reports (host run, hook, watcher). Every copy keeps its
-    /// table and routing memory current; the leader routes their edges and
-    /// hands the rows on.
+    /// Observes reports (host run, hook, watcher): the leader routes their
+    /// edges and hands the rows on. A pane's first report after taking the
+    /// lead from another copy only sets what was already seen.
     pub(super) fn apply_reports(&mut self, reports: Vec<PaneReport>, now: Millis, screens: &mut dyn Screens) {
         let leader = self.role.is_leader();
         let before = leader.then(|| self.table.summaries());
@@ -117,7 +117,10 @@ impl Controller {
         for report in reports {
             let id = report.pane;
             self.delivery.on_report(&report);
-            edges.extend(self.table.observe_report(report).map(|e| (id, e)));
+            let edge = self.table.observe_report(report);
+            if !self.baseline.remove(&id) {
+                edges.extend(edge.map(|e| (id, e)));
+            }
         }
         edges.extend(self.table.tick(now));
         self.after_edges(edges, now, screens);

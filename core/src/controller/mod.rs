@@ -6,9 +6,11 @@
 //!
 //! Every tab runs its own copy of the bar. One copy, the leader (see
 //! [`leader`]), reads screens, runs the host command, routes and answers
-//! pipes; it sends the other copies the rows to draw. Every copy observes the
-//! reports pushed to all of them, so a copy that takes the lead knows the
-//! turns already seen and never routes one twice.
+//! pipes; it sends the other copies the rows to draw. zellij hands every
+//! pushed report to every copy, and zellij 0.45.1 runs plugins in an
+//! interpreter (wasmi): the other copies drop pushes unread. A copy that
+//! takes the lead from another one therefore takes each pane's first report
+//! as what was already seen (see `baseline`), so it never routes a turn twice.
 //!
 //! Reading a viewport is a query, not an effect: the machine asks it through
 //! [`Screens`], which the plugin implements with zellij's scrollback API.
@@ -151,6 +153,12 @@ pub struct Controller {
     forwarded: Option<Vec<PaneEntry>>,
     /// The open inbox view's plugin id (leader only).
     inbox_view: Option<u32>,
+    /// Panes whose state a copy that took the lead from another has not
+    /// seen in a report yet: their first report (and any edge before it)
+    /// is what the old leader already acted on, never an edge to act on.
+    baseline: BTreeSet<u32>,
+    /// This copy has led, followed or been sent rows by a leader.
+    saw_a_leader: bool,
     out: Vec<Effect>,
 }
 
@@ -194,6 +202,8 @@ impl Controller {
             redraw_again: false,
             synced_panes: Vec::new(),
             stale_followers: BTreeSet::new(),
+            baseline: BTreeSet::new(),
+            saw_a_leader: false,
             out: Vec::new(),
         };
         // zellij rewrites its permission cache (truncate, then write) when a

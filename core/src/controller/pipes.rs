@@ -19,15 +19,15 @@ impl Controller {
             // Taken in any role: the leader may not know yet that it leads.
             PIPE_VIEW => self.on_view(from, payload),
             PIPE_STATE if leader => self.answer_state(from),
-            PIPE_VERDICT => match serde_json::from_str::<PaneReport>(payload) {
+            // Reports reach every copy; only the leader reads them (a
+            // follower's parse would cost as much as the leader's, per copy).
+            PIPE_VERDICT if leader => match serde_json::from_str::<PaneReport>(payload) {
                 Ok(report) => self.apply_reports(vec![report], now, screens),
-                Err(e) if leader => self.say(format!("bad verdict message: {e}"), now),
-                Err(_) => {}
+                Err(e) => self.say(format!("bad verdict message: {e}"), now),
             },
-            PIPE_PUSH => match protocol::parse_push(payload) {
+            PIPE_PUSH if leader => match protocol::parse_push(payload) {
                 Ok(reports) => self.apply_reports(reports, now, screens),
-                Err(e) if leader => self.say(e.to_string(), now),
-                Err(_) => {}
+                Err(e) => self.say(e.to_string(), now),
             },
             PIPE_ROUTE if leader => self.on_route_command(from, payload, now, screens),
             PIPE_ATTENTION if leader => self.jump_to_attention(from, now),
@@ -177,6 +177,8 @@ impl Controller {
     pub(super) fn after_edges(&mut self, edges: Vec<(u32, Edge)>, now: Millis, screens: &mut dyn Screens) {
         let act = self.role.is_leader();
         let mut logged = Vec::new();
+        let baseline = &self.baseline;
+        let edges: Vec<(u32, Edge)> = edges.into_iter().filter(|(pane, _)| !baseline.contains(pane)).collect();
         for (pane, edge) in edges {
             let feedback = {
                 let mut drafts = input_boxes(&self.table, screens);
