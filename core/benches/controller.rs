@@ -90,7 +90,11 @@ fn bench_events(c: &mut Criterion) {
     c.bench_function("controller/leader takes a pushed report (64 agents, 8 tabs)", |b| {
         b.iter(|| {
             n += 1;
-            let state = if n.is_multiple_of(2) { State::Working } else { State::Done };
+            let state = if n.is_multiple_of(2) {
+                State::Working
+            } else {
+                State::Done
+            };
             let pane = 100 + (n % u64::from(AGENTS)) as u32;
             leader.handle(push(&[report(pane, state, T0 + n)]), T0 + n, &mut NoScreens)
         })

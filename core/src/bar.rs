@@ -131,7 +131,7 @@ pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette,
     let needing = attention::count(segments.iter().map(Segment::standing));
     let detail = [Detail::Full, Detail::NoName, Detail::Minimal]
         .into_iter()
-        .find(|d| plain_width(segments, now, *d, tags, message, needing) <= cols)
+        .find(|d| fits(segments, now, *d, tags, message, needing, cols))
         .unwrap_or(Detail::Minimal);
     let mut out = Painter::new(cols, palette);
     out.tags = tags;
@@ -145,6 +145,9 @@ pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette,
         }
     }
     for (i, seg) in segments.iter().enumerate() {
+        if out.is_full() {
+            break; // nothing more shows (zellij runs this in an interpreter)
+        }
         if i > 0 {
             out.text(SEPARATOR, palette.muted);
         }
@@ -155,7 +158,7 @@ pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette,
             out.hits.push((start, end, Hit::Pane(seg.pane)));
         }
     }
-    if let Some(msg) = message {
+    if let Some(msg) = message.filter(|_| !out.is_full()) {
         if !segments.is_empty() {
             out.text(SEPARATOR, palette.muted);
         }
@@ -164,26 +167,31 @@ pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette,
     out.finish()
 }
 
-/// The row's width at `detail`, `needing` being the "needs you" count.
-fn plain_width(
+/// True when the row fits in `cols` at `detail`, `needing` being the
+/// "needs you" count (segments are measured only until it cannot).
+fn fits(
     segments: &[Segment],
     now: Millis,
     detail: Detail,
     tags: bool,
     message: Option<&str>,
     needing: usize,
-) -> usize {
-    let parts: usize = segments
-        .iter()
-        .map(|s| label(s, now, detail, tags).chars().count() + if s.unseen { 2 } else { 0 })
-        .sum();
+    cols: usize,
+) -> bool {
     let seps = segments.len().saturating_sub(1) * SEPARATOR.chars().count();
     let msg = message.map_or(0, |m| m.chars().count() + SEPARATOR.chars().count());
     let count = match needing {
         0 => 0,
         n => counter(n, detail).chars().count() + 2 + SEPARATOR.chars().count(),
     };
-    parts + seps + msg + count
+    let mut width = seps + msg + count;
+    for s in segments {
+        if width > cols {
+            return false;
+        }
+        width += label(s, now, detail, tags).chars().count() + if s.unseen { 2 } else { 0 };
+    }
+    width <= cols
 }
 
 /// The "needs you" counter's text.
@@ -312,6 +320,11 @@ impl<'p> Painter<'p> {
             self.line.push(c);
             self.width += 1;
         }
+    }
+
+    /// True once nothing more would show.
+    fn is_full(&self) -> bool {
+        self.width >= self.cols
     }
 
     fn finish(mut self) -> Rendered {

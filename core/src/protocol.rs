@@ -135,6 +135,20 @@ pub fn parse_push(payload: &str) -> Result<Vec<PaneReport>, crate::Error> {
     serde_json::from_str(payload.trim_end()).map_err(crate::Error::unreadable("push from the watcher"))
 }
 
+/// Rows the leader sends another copy of the bar to draw: all of them, or
+/// (with `base`) those that changed since the message numbered `base`. A
+/// copy that does not hold `base` asks for all of them again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncRows {
+    /// This message's number.
+    pub seq: u64,
+    /// The message these rows change (`None`: all the rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<u64>,
+    /// The rows, in drawing order (a change: only the changed ones).
+    pub rows: Vec<PaneSummary>,
+}
+
 /// One pane as the `state` pipe reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaneSummary {

@@ -123,9 +123,13 @@ impl Controller {
     /// to the copies that miss them in viewed tabs.
     pub(super) fn set_viewed(&mut self, viewed: BTreeSet<usize>) {
         let views_changed = viewed != self.viewed_tabs;
+        let was_hidden = self.in_a_hidden_tab();
         self.viewed_tabs = viewed;
         if !self.role.is_leader() {
             return;
+        }
+        if was_hidden && !self.in_a_hidden_tab() {
+            self.drawn = None; // what it last drew is old: draw now
         }
         let metas = leader::terminal_panes(&self.panes, &self.viewed_tabs);
         if views_changed && self.table.sync(metas) {
@@ -143,22 +147,43 @@ impl Controller {
         };
         if let PipeFrom::Plugin(id) = from {
             // It listens now (rows sent before it had loaded are lost): it
-            // gets them at once, viewed or not.
+            // gets them all at once, viewed or not.
             self.stale_followers.insert(*id);
+            self.current_copies.remove(id);
             self.synced_panes.retain(|(copy, _)| copy != id);
         }
         self.set_viewed(viewed);
     }
 
-    pub(super) fn on_sync(&mut self, payload: &str) {
+    pub(super) fn on_sync(&mut self, from: &PipeFrom, payload: &str) {
         if self.role.is_leader() {
             return;
         }
         self.saw_a_leader = true;
-        if let Ok(rows) = serde_json::from_str::<Vec<PaneSummary>>(payload) {
-            self.redraw_again |= rows != self.synced;
-            self.synced = rows;
-        }
+        let Ok(message) = serde_json::from_str::<SyncRows>(payload) else {
+            return;
+        };
+        let rows = match message.base {
+            None => Some(message.rows),
+            Some(base) if base == self.synced_seq => with_changes(&self.synced, message.rows),
+            Some(_) => None,
+        };
+        let Some(rows) = rows else {
+            // Out of step (a message lost, or this copy just loaded): the
+            // sender (this copy may not know yet that it leads) sends all.
+            self.synced_seq = 0;
+            if let (PipeFrom::Plugin(leader), Ok(payload)) = (from, serde_json::to_string(&self.viewed_tabs)) {
+                self.out.push(Effect::SendToCopy {
+                    copy: *leader,
+                    name: PIPE_VIEW,
+                    payload,
+                });
+            }
+            return;
+        };
+        self.redraw_again |= rows != self.synced;
+        self.synced = rows;
+        self.synced_seq = message.seq;
     }
 
     /// Hands the rows to the copies of the bar in tabs someone views; the
@@ -191,20 +216,79 @@ impl Controller {
         if due.is_empty() {
             return;
         }
-        let Ok(payload) = serde_json::to_string(&summaries) else {
-            return;
+        // Followers draw no reasons: they are not sent.
+        let rows: Vec<PaneSummary> = summaries
+            .into_iter()
+            .map(|r| PaneSummary {
+                reason: String::new(),
+                source: None,
+                ..r
+            })
+            .collect();
+        let base = self.synced_seq;
+        self.synced_seq += 1;
+        let seq = self.synced_seq;
+        let full = || {
+            serde_json::to_string(&SyncRows {
+                seq,
+                base: None,
+                rows: rows.clone(),
+            })
+            .ok()
         };
+        let change = changed_rows(&self.rows_sent, &rows).and_then(|rows| {
+            serde_json::to_string(&SyncRows {
+                seq,
+                base: Some(base),
+                rows,
+            })
+            .ok()
+        });
+        let (mut full_payload, current) = (None, std::mem::take(&mut self.current_copies));
         for copy in due {
+            let payload = match (&change, current.contains(&copy)) {
+                (Some(change), true) => change.clone(),
+                _ => match full_payload.get_or_insert_with(full) {
+                    Some(full) => full.clone(),
+                    None => continue,
+                },
+            };
             self.stale_followers.remove(&copy);
             self.synced_panes.retain(|(c, _)| *c != copy);
             self.synced_panes.push((copy, panes));
+            self.current_copies.insert(copy);
             self.out.push(Effect::SendToCopy {
                 copy,
                 name: PIPE_SYNC,
-                payload: payload.clone(),
+                payload,
             });
         }
+        self.rows_sent = rows;
     }
+}
+
+/// The rows of `now` that differ from `before`, when both show the same
+/// panes in the same order (`None`: they do not, send them all).
+fn changed_rows(before: &[PaneSummary], now: &[PaneSummary]) -> Option<Vec<PaneSummary>> {
+    let same_panes = before.len() == now.len() && before.iter().zip(now).all(|(b, n)| b.pane == n.pane);
+    same_panes.then(|| {
+        now.iter()
+            .zip(before)
+            .filter(|(n, b)| n != b)
+            .map(|(n, _)| n.clone())
+            .collect()
+    })
+}
+
+/// `rows` with each changed row put in place (`None`: a change names a pane
+/// the rows lack).
+fn with_changes(rows: &[PaneSummary], changes: Vec<PaneSummary>) -> Option<Vec<PaneSummary>> {
+    let mut rows = rows.to_vec();
+    for change in changes {
+        let slot = rows.iter_mut().find(|r| r.pane == change.pane)?;
+        *slot = change;
+    }
+    Some(rows)
 }
 
 /// A key of the set of agent panes (ids and names) the rows show: FNV-1a

@@ -33,7 +33,7 @@ use crate::bar::{self, Hit, Palette, Rendered, Segment};
 use crate::config::Config;
 use crate::inbox::{self, Log};
 use crate::panes::PaneTable;
-use crate::protocol::{self, HostReport, PaneReport, PaneSummary};
+use crate::protocol::{self, HostReport, PaneReport, PaneSummary, SyncRows};
 use crate::protocol::{
     PIPE_ATTENTION, PIPE_INBOX, PIPE_INBOX_ACT, PIPE_INBOX_ENTRIES, PIPE_INBOX_HELLO, PIPE_INBOX_UPDATE,
 };
@@ -56,6 +56,8 @@ pub const FOLLOWER_TICK_MS: Millis = 1_000;
 pub const PERMISSION_STAGGER_MS: Millis = 40;
 /// Events kept while permissions are pending.
 pub const MAX_QUEUED_EVENTS: usize = 256;
+/// How often the leader hands changed inbox entries to the other copies (ms).
+pub const SHARE_ENTRIES_MS: Millis = 1_000;
 /// How long a message stays in the bar (ms).
 pub const MESSAGE_MS: Millis = 5_000;
 /// The title of a bar copy's pane.
@@ -112,6 +114,13 @@ pub struct Controller {
     theme: Option<Palette>,
     /// Rows received from the leader (followers only).
     synced: Vec<PaneSummary>,
+    /// The number of the leader's last rows message: the one this follower
+    /// holds, or the one the leader sent last.
+    synced_seq: u64,
+    /// The rows the leader sent last (as sent), and the copies that hold
+    /// them: they are sent only the rows that change.
+    rows_sent: Vec<PaneSummary>,
+    current_copies: BTreeSet<u32>,
     host: HostRuns,
     viewed_tabs: BTreeSet<usize>,
     last_hidden_poll: Millis,
@@ -131,6 +140,8 @@ pub struct Controller {
     panes: Vec<PaneEntry>,
     /// What zellij shows, as far as this copy knows (`None`: unknown).
     drawn: Option<Rendered>,
+    /// The row a redraw was asked for with, and when it was drawn.
+    next_draw: Option<(Millis, Rendered)>,
     /// A follower draws once more on its next tick (zellij can drop the
     /// render of a copy whose tab is just being shown).
     redraw_again: bool,
@@ -149,6 +160,10 @@ pub struct Controller {
     inbox: Log,
     /// Followers that were sent the whole log.
     logged_followers: BTreeSet<u32>,
+    /// Entries changed since they were last handed to the other copies,
+    /// and when that was.
+    unshared: Vec<inbox::Entry>,
+    last_shared: Millis,
     /// The pane list last handed to a leader whose tab nobody views.
     forwarded: Option<Vec<PaneEntry>>,
     /// The open inbox view's plugin id (leader only).
@@ -175,6 +190,8 @@ impl Controller {
             notifier: Notifier::new(config.notify.clone(), config.notify_interval_ms),
             inbox: Log::new(config.inbox_size),
             logged_followers: BTreeSet::new(),
+            unshared: Vec::new(),
+            last_shared: 0,
             forwarded: None,
             inbox_view: None,
             table: PaneTable::with_watch(config.watch.clone()),
@@ -186,6 +203,9 @@ impl Controller {
             role: Role::Undecided,
             theme: None,
             synced: Vec::new(),
+            synced_seq: 0,
+            rows_sent: Vec::new(),
+            current_copies: BTreeSet::new(),
             host: HostRuns::default(),
             viewed_tabs: BTreeSet::new(),
             last_hidden_poll: 0,
@@ -199,6 +219,7 @@ impl Controller {
             commands_held: false,
             panes: Vec::new(),
             drawn: None,
+            next_draw: None,
             redraw_again: false,
             synced_panes: Vec::new(),
             stale_followers: BTreeSet::new(),
@@ -221,6 +242,7 @@ impl Controller {
 
     /// Handles one event at `now`; the effects to carry out, in order.
     pub fn handle(&mut self, event: Event, now: Millis, screens: &mut dyn Screens) -> Vec<Effect> {
+        let may_change_the_bar = self.may_change_the_bar(&event);
         match (event, self.permission) {
             (Event::Permission(granted), _) => self.on_permission(granted, now, screens),
             // Pipes need no pane permissions to be read; answering is the leader's.
@@ -238,14 +260,45 @@ impl Controller {
                 self.queued.push_back(event);
             }
         }
-        self.redraw_if_changed(now);
+        if may_change_the_bar {
+            self.redraw_if_changed(now);
+        }
         std::mem::take(&mut self.out)
+    }
+
+    /// False for a pipe message this copy drops or keeps aside (the bar
+    /// drawn from the same rows again would cost a render for nothing, and
+    /// every copy gets every pushed report).
+    fn may_change_the_bar(&self, event: &Event) -> bool {
+        let Event::Pipe { name, .. } = event else {
+            return true;
+        };
+        match self.role.is_leader() {
+            true => matches!(
+                name.as_str(),
+                PIPE_STATE
+                    | PIPE_VERDICT
+                    | PIPE_PUSH
+                    | PIPE_VIEW
+                    | PIPE_PANES
+                    | PIPE_ROUTE
+                    | PIPE_ATTENTION
+                    | PIPE_INBOX
+                    | PIPE_INBOX_HELLO
+                    | PIPE_INBOX_ACT
+            ),
+            false => name == PIPE_SYNC,
+        }
     }
 
     /// The row zellij should show now, `cols` wide (zellij's render call).
     pub fn render(&mut self, cols: usize, now: Millis) -> String {
+        let ahead = self
+            .next_draw
+            .take()
+            .filter(|(at, _)| cols == self.cols && now.saturating_sub(*at) < 1_000);
         self.cols = cols;
-        let rendered = self.draw(now);
+        let rendered = ahead.map_or_else(|| self.draw(now), |(_, rendered)| rendered);
         let line = rendered.line.clone();
         self.drawn = Some(rendered);
         line
@@ -335,10 +388,31 @@ impl Controller {
     /// Asks zellij to draw again when the row it shows would change (or
     /// when this copy does not know what it shows).
     fn redraw_if_changed(&mut self, now: Millis) {
-        let unchanged = self.drawn.as_ref().is_some_and(|r| r.line == self.draw(now).line);
-        if !unchanged {
-            self.out.push(Effect::Redraw);
+        if self.in_a_hidden_tab() {
+            return; // drawn again when its tab is viewed (see `set_viewed`)
         }
+        let rendered = self.draw(now);
+        if self.drawn.as_ref().is_some_and(|r| r.line == rendered.line) {
+            return;
+        }
+        // zellij asks for it next: drawn once, not twice.
+        self.next_draw = Some((now, rendered));
+        self.out.push(Effect::Redraw);
+    }
+
+    /// True for a leader whose tab no client views: zellij draws what it
+    /// renders nowhere. (A follower in a hidden tab is told nothing of tabs.)
+    fn in_a_hidden_tab(&self) -> bool {
+        self.role.is_leader() && self.own_tab().is_some_and(|tab| !self.viewed_tabs.contains(&tab))
+    }
+
+    /// The tab of this copy, as the last pane list shows it.
+    fn own_tab(&self) -> Option<usize> {
+        let own = self
+            .panes
+            .iter()
+            .find(|p| p.id == self.me && p.plugin_url.is_some() && !p.floating);
+        own.map(|p| p.tab)
     }
 
     /// The bar as it would be drawn now.

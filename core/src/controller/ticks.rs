@@ -77,6 +77,7 @@ impl Controller {
             self.host.wanted = true;
         }
         self.run_host(now);
+        self.share_changed_entries(now);
         if changed {
             self.broadcast();
         }

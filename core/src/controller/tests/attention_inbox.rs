@@ -47,7 +47,7 @@ fn a_click_on_the_counter_jumps_and_a_followers_click_asks_the_leader() {
 
     let mut follower = Rig::new(5, &[]);
     follower.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
-    let rows = serde_json::to_string(&rig.c.summaries()).unwrap();
+    let rows = all_rows(&rig.c.summaries());
     follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &rows));
     follower.c.render(120, follower.now);
     let col = follower.c.drawn.as_ref().unwrap().hits[0].0;
@@ -224,8 +224,15 @@ fn the_inbox_survives_the_leader_moving_to_another_copy() {
         T0 + 5,
         Some("b's answer\nthe rest"),
     )]);
+    assert!(
+        sent_to(&effects, 5, PIPE_INBOX_ENTRIES).is_empty(),
+        "handed on with the next tick"
+    );
+    let effects = leader.timer_at(T0 + SHARE_ENTRIES_MS + 5);
     let shared = sent_to(&effects, 5, PIPE_INBOX_ENTRIES);
     assert_eq!(shared.len(), 1, "{effects:?}");
+    let later = leader.timer_at(T0 + 2 * SHARE_ENTRIES_MS + 5);
+    assert!(sent_to(&later, 5, PIPE_INBOX_ENTRIES).is_empty(), "each change once");
     // The copy in the hidden tab never had a pane list (zellij sends none
     // there) and still keeps the entry.
     let mut hidden = Rig::new(5, &[]);

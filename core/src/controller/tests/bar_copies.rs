@@ -155,11 +155,7 @@ fn a_follower_draws_synced_rows_and_once_more_after_a_tab_switch() {
         reason: String::new(),
         kind: crate::agent::AgentKind::Claude,
     }];
-    let effects = rig.send(pipe(
-        PIPE_SYNC,
-        PipeFrom::Plugin(1),
-        &serde_json::to_string(&rows).unwrap(),
-    ));
+    let effects = rig.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &all_rows(&rows)));
     assert!(effects.contains(&Effect::Redraw));
     rig.c.render(120, rig.now);
     let effects = rig.send(Event::Tabs(vec![TabView {
@@ -349,7 +345,7 @@ fn a_hidden_copy_that_takes_the_lead_does_not_route_a_turn_again() {
     );
     // A copy in a hidden tab: no pane list ever, only rows and pushes.
     let mut hidden = Rig::new(5, &flows);
-    let rows = serde_json::to_string(&leader.c.summaries()).unwrap();
+    let rows = all_rows(&leader.c.summaries());
     hidden.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &rows));
     hidden.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
     hidden.push(std::slice::from_ref(&done));
@@ -360,4 +356,87 @@ fn a_hidden_copy_that_takes_the_lead_does_not_route_a_turn_again() {
     assert!(hidden.c.role().is_leader());
     let again = hidden.push(&[done]);
     assert!(writes(&again).is_empty(), "the turn was routed already: {again:?}");
+}
+
+/// The rows messages `effects` send to `copy`.
+fn rows_to(copy: u32, effects: &[Effect]) -> Vec<String> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::SendToCopy { copy: c, name, payload } if *c == copy && *name == PIPE_SYNC => Some(payload.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What a follower draws from: the leader's rows without the reasons.
+fn drawn_rows(leader: &Rig) -> Vec<PaneSummary> {
+    let strip = |r: PaneSummary| PaneSummary {
+        reason: String::new(),
+        source: None,
+        ..r
+    };
+    leader.c.summaries().into_iter().map(strip).collect()
+}
+
+#[test]
+fn the_viewed_copy_is_sent_only_changed_rows_and_catches_up_after_a_lost_one() {
+    let mut leader = Rig::leader(&[]);
+    let hidden_leader = vec![
+        TabView {
+            position: 0,
+            viewed: false,
+        },
+        TabView {
+            position: 1,
+            viewed: true,
+        },
+    ];
+    leader.send(Event::Tabs(hidden_leader));
+    // The follower loads and tells the leader what it sees viewed.
+    let shown = leader.send(pipe(PIPE_VIEW, PipeFrom::Plugin(5), "[1]"));
+    let mut follower = Rig::new(5, &[]);
+    let mut sizes = Vec::new();
+    for payload in rows_to(5, &shown) {
+        sizes.push((payload.contains("\"base\""), payload.len()));
+        follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &payload));
+    }
+    for n in 0..6u64 {
+        let state = [State::Working, State::Done][n as usize % 2];
+        let pane = 1 + (n as u32 / 2) % 2;
+        let at = T0 + 10 * (n + 1);
+        let answer = (state == State::Done).then_some("an answer");
+        let effects = leader.push(&[report(pane, state, Source::Transcript, at, answer)]);
+        for payload in rows_to(5, &effects) {
+            sizes.push((payload.contains("\"base\""), payload.len()));
+            follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &payload));
+        }
+        assert_eq!(follower.c.synced, drawn_rows(&leader), "after step {n}");
+    }
+    assert!(!sizes[0].0, "the first message holds every row: {sizes:?}");
+    assert!(
+        sizes[1..].iter().all(|(change, _)| *change),
+        "then only changes: {sizes:?}"
+    );
+    // A message lost on the way: the next change is out of step, the
+    // follower asks again and gets every row.
+    leader.push(&[report(1, State::Working, Source::Transcript, T0 + 100, None)]);
+    let effects = leader.push(&[report(2, State::Working, Source::Transcript, T0 + 110, None)]);
+    let asked: Vec<Effect> = rows_to(5, &effects)
+        .iter()
+        .flat_map(|payload| follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), payload)))
+        .collect();
+    let ask = asked.iter().find_map(|e| match e {
+        Effect::SendToCopy { copy: 1, name, payload } if *name == PIPE_VIEW => Some(payload.clone()),
+        _ => None,
+    });
+    let answer = leader.send(pipe(
+        PIPE_VIEW,
+        PipeFrom::Plugin(5),
+        &ask.expect("the follower asks again"),
+    ));
+    let all = rows_to(5, &answer);
+    assert!(all.len() == 1 && !all[0].contains("\"base\""), "{answer:?}");
+    follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &all[0]));
+    assert_eq!(follower.c.synced, drawn_rows(&leader));
 }

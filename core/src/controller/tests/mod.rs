@@ -115,6 +115,16 @@ impl Rig {
     }
 }
 
+/// A leader's message with all these rows.
+fn all_rows(rows: &[PaneSummary]) -> String {
+    serde_json::to_string(&SyncRows {
+        seq: 1,
+        base: None,
+        rows: rows.to_vec(),
+    })
+    .unwrap()
+}
+
 fn pipe(name: &str, from: PipeFrom, payload: &str) -> Event {
     Event::Pipe {
         name: name.into(),
