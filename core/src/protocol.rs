@@ -49,14 +49,26 @@ pub struct AgentBinding {
     #[serde(default)]
     pub kind: AgentKind,
     /// Its working directory.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// The Claude Code session id, when known.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     /// The transcript file, when found.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript: Option<String>,
+}
+
+impl AgentBinding {
+    /// Only which process and kind: what the bar reads of a binding (the
+    /// watcher pushes the rest only when it changes).
+    pub fn brief(&self) -> AgentBinding {
+        AgentBinding {
+            pid: self.pid,
+            kind: self.kind,
+            ..AgentBinding::default()
+        }
+    }
 }
 
 /// What the host knows about one pane.
@@ -71,7 +83,7 @@ pub struct PaneReport {
     #[serde(default)]
     pub verdicts: Vec<Verdict>,
     /// The final answer of the turn, when done.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
     /// When the transcript's deciding line was written (ISO 8601), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]

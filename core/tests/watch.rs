@@ -102,11 +102,12 @@ impl Rig {
     }
 
     fn transcript_of(&self, pane: u32) -> PathBuf {
+        // A binding is pushed whole when it changes, then in brief.
         let report = self
             .pushed()
             .into_iter()
             .rev()
-            .find(|r| r["pane"] == pane)
+            .find(|r| r["pane"] == pane && !r["agent"]["transcript"].is_null())
             .expect("a report for the pane");
         PathBuf::from(report["agent"]["transcript"].as_str().expect("a bound transcript"))
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the bar costs with many agents, the way heavy users run them (a bench, not a test).
 
-  python3 tests/e2e/bench_scale.py [--agents 8,16,32,64] [--tabs 1,4] [--seconds 10] [--rounds 3]
+  python3 tests/e2e/bench_scale.py [--agents 8,16,32,64,128] [--tabs 1,4,8] [--view-tab N|last] [--seconds 10] [--rounds 3]
                                    [--latency-turns 20] [--latency-at 32x4]
 
 For every (agents, tabs) pair two zellij sessions run side by side, in the
@@ -180,7 +180,8 @@ def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1):
         time.sleep(8)  # warm up: every agent in its turn cycle
         windows = measure_cpu(bare, bar, seconds, rounds)
         added = statistics.median(b - a for b, a in windows)
-        result = {"agents": agents, "tabs": tabs, "added": added,
+        spread = (min(b - a for b, a in windows), max(b - a for b, a in windows))
+        result = {"agents": agents, "tabs": tabs, "added": added, "spread": spread,
                   "bar": statistics.median(b for b, _ in windows), "bare": statistics.median(a for _, a in windows),
                   "rss_bar": peak_rss_mib(bar.session), "rss_bare": peak_rss_mib(bare.session)}
         if latency_turns:
@@ -203,16 +204,19 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--latency-turns", type=int, default=20)
     ap.add_argument("--latency-at", default="32x4", help="AGENTSxTABS where latency is measured under load")
-    ap.add_argument("--view-tab", type=int, default=1, help="the tab the client views while measuring (1: the leader's)")
+    ap.add_argument("--view-tab", default="1",
+                    help="the tab the client views while measuring: a number (1: the leader's) or 'last'")
     a = ap.parse_args()
     rows = []
     for tabs in [int(t) for t in a.tabs.split(",")]:
         for agents in [int(n) for n in a.agents.split(",")]:
             lat = a.latency_turns if f"{agents}x{tabs}" == a.latency_at else 0
-            r = run(agents, tabs, a.seconds, a.rounds, lat, min(a.view_tab, tabs))
+            view = tabs if a.view_tab == "last" else min(int(a.view_tab), tabs)
+            r = run(agents, tabs, a.seconds, a.rounds, lat, view)
             rows.append(r)
-            print(f"{agents:3d} agents, {tabs} tab(s): bar adds {r['added']:+5.1f} % of a core "
-                  f"(zellij with bar {r['bar']:.1f} %, without {r['bare']:.1f} %; median of {a.rounds} windows); "
+            print(f"{agents:3d} agents, {tabs} tab(s), tab {view} viewed: bar adds {r['added']:+5.1f} % of a core "
+                  f"(windows {r['spread'][0]:+.1f} .. {r['spread'][1]:+.1f}; "
+                  f"zellij with bar {r['bar']:.1f} %, without {r['bare']:.1f} %; median of {a.rounds} windows); "
                   f"server peak RSS {r['rss_bar']:.0f} MiB with the bar, {r['rss_bare']:.0f} MiB without", flush=True)
             if lat:
                 print(f"    under load: transcript append -> bar {fmt(r['transcript'])}", flush=True)

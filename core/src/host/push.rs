@@ -85,10 +85,17 @@ impl Channel {
         Channel { shared }
     }
 
-    /// Queues a report; an older queued report of the same pane is replaced.
-    pub fn send(&self, report: PaneReport) {
+    /// Queues a report; an older queued report of the same pane is replaced
+    /// (a whole binding it carried stays, when the new one is its brief).
+    pub fn send(&self, mut report: PaneReport) {
         let (lock, wake) = &*self.shared;
         if let Ok(mut pending) = lock.lock() {
+            let older = pending.reports.get(&report.pane).and_then(|r| r.agent.as_ref());
+            if let (Some(older), Some(new)) = (older, report.agent.as_ref()) {
+                if *new == older.brief() {
+                    report.agent = Some(older.clone());
+                }
+            }
             pending.reports.insert(report.pane, report);
             wake.notify_one();
         }

@@ -23,7 +23,7 @@ use super::discovery::{find_agents, AgentProcess};
 use super::push::{self, Channel};
 use super::{binding, files, report, spool};
 use crate::agent::{AgentKind, LogClassifier};
-use crate::protocol::PaneReport;
+use crate::protocol::{AgentBinding, PaneReport};
 use crate::Source;
 use anyhow::{bail, Context, Result};
 use notify::event::ModifyKind;
@@ -407,7 +407,14 @@ impl Session {
             let report = self.report(*pane, agent, now);
             let unchanged = self.pushed.get(pane).is_some_and(|old| same_report(old, &report));
             if !unchanged {
-                self.channel.send(report.clone());
+                // Every copy of the bar decodes every push (in an
+                // interpreter): a binding goes whole only when it changed.
+                let same_binding = self.pushed.get(pane).is_some_and(|old| old.agent == report.agent);
+                let mut pushed = report.clone();
+                if same_binding {
+                    pushed.agent = pushed.agent.as_ref().map(AgentBinding::brief);
+                }
+                self.channel.send(pushed);
                 self.pushed.insert(*pane, report);
             }
         }
