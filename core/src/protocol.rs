@@ -59,18 +59,6 @@ pub struct AgentBinding {
     pub transcript: Option<String>,
 }
 
-impl AgentBinding {
-    /// Only which process and kind: what the bar reads of a binding (the
-    /// watcher pushes the rest only when it changes).
-    pub fn brief(&self) -> AgentBinding {
-        AgentBinding {
-            pid: self.pid,
-            kind: self.kind,
-            ..AgentBinding::default()
-        }
-    }
-}
-
 /// What the host knows about one pane.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct PaneReport {
@@ -132,6 +120,10 @@ pub struct HostReport {
     pub at: Millis,
     /// One entry per pane asked about (and per agent pane found).
     pub panes: Vec<PaneReport>,
+    /// For `turnstile pull`: the number of the newest change in the
+    /// watcher's mailbox (the next pull asks for what is newer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
 }
 
 impl HostReport {
@@ -141,8 +133,8 @@ impl HostReport {
     }
 }
 
-/// Parses one message of the watcher's channel: a JSON array of pane
-/// reports (a trailing newline is fine). A clear message for anything else.
+/// Parses one `turnstile-push` pipe message: a JSON array of pane reports
+/// (a trailing newline is fine). A clear message for anything else.
 pub fn parse_push(payload: &str) -> Result<Vec<PaneReport>, crate::Error> {
     serde_json::from_str(payload.trim_end()).map_err(crate::Error::unreadable("push from the watcher"))
 }

@@ -1,7 +1,7 @@
 //! `turnstile watch` with real processes: simulated agents carrying
 //! `ZELLIJ_PANE_ID` in their environment, transcripts appended the way Claude
-//! Code appends them, and a fake `zellij` that records every batch the
-//! watcher writes into its long-lived `zellij pipe` channel.
+//! Code appends them, and what the watcher posts to its mailbox, read with
+//! `turnstile pull` as the bar's leader reads it.
 
 use serde_json::{json, Value};
 use std::fs::OpenOptions;
@@ -76,13 +76,10 @@ impl Rig {
         self.children.push(child);
     }
 
-    /// Every pushed report so far, in order (one line is one batch).
+    /// Each pane's newest reports in the mailbox (the watcher's and a
+    /// hook's), oldest change first.
     fn pushed(&self) -> Vec<Value> {
-        let text = std::fs::read_to_string(self.dir.path().join("calls")).unwrap_or_default();
-        text.lines()
-            .filter_map(|l| serde_json::from_str::<Vec<Value>>(l).ok())
-            .flatten()
-            .collect()
+        mailbox(self, &self.session)
     }
 
     /// The latest transcript state pushed for `pane`.
@@ -218,32 +215,6 @@ fn an_agent_started_after_the_watcher_is_found_and_followed() {
 }
 
 #[test]
-fn a_channel_whose_zellij_pipe_exits_is_started_again() {
-    let mut rig = Rig::new("watch-restart");
-    // A `zellij pipe` that takes one batch and exits.
-    let fake = rig.dir.path().join("zellij");
-    std::fs::write(
-        &fake,
-        format!("#!/bin/sh\nhead -n 1 >> {}/calls\n", rig.dir.path().display()),
-    )
-    .unwrap();
-    rig.agent(6);
-    std::thread::sleep(Duration::from_millis(300));
-    rig.watch();
-    rig.until("pane 6 bound", |r| r.state(6).is_some());
-    let t = rig.transcript_of(6);
-    append(&t, &prompt());
-    rig.until("working through a new pipe", |r| {
-        r.state(6).as_deref() == Some("working")
-    });
-    std::thread::sleep(Duration::from_millis(200));
-    append(&t, &answer("r1"));
-    rig.until("done through another new pipe", |r| {
-        r.state(6).as_deref() == Some("done")
-    });
-}
-
-#[test]
 fn an_agent_never_prompted_never_borrows_its_neighbours_transcript() {
     let mut rig = Rig::new("watch-borrow");
     rig.agent(1);
@@ -309,6 +280,17 @@ fn watcher(rig: &Rig, session: &str) -> Child {
 
 /// Runs `turnstile hook` for `pane` of `session` with `payload`, its own
 /// `zellij` recording that it was started.
+/// What `turnstile pull` answers for `session` now: its mailbox's reports.
+fn mailbox(rig: &Rig, session: &str) -> Vec<Value> {
+    let out = Command::new(BIN)
+        .args(["pull", "--after", "0", "--wait-ms", "0", "--session", session])
+        .env("XDG_STATE_HOME", rig.dir.path().join("state"))
+        .output()
+        .unwrap();
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    answer["panes"].as_array().cloned().unwrap_or_default()
+}
+
 fn run_hook(rig: &Rig, session: &str, pane: u32, payload: &Value) -> std::process::ExitStatus {
     let spawned = rig.dir.path().join("hook-zellij");
     std::fs::write(
@@ -418,8 +400,8 @@ fn sessions_x_dot_y_and_x_underscore_y_never_share_a_folder() {
     }
     rig.children.clear();
     assert!(still_running, "`watch --session x_y` must not see x.y's watcher");
-    let leaked = std::fs::read_to_string(rig.dir.path().join("calls")).unwrap_or_default();
-    assert!(!leaked.contains("secret of x_y"), "x.y's channel carried x_y's answer");
+    let leaked = serde_json::to_string(&mailbox(&rig, &dotted)).unwrap();
+    assert!(!leaked.contains("secret of x_y"), "x.y's mailbox holds x_y's answer");
     let piped = std::fs::read_to_string(rig.dir.path().join("hook-started")).unwrap_or_default();
     assert!(piped.contains("secret of x_y"), "the hook piped it to its own session");
 }

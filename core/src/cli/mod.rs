@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use turnstile_core::agent::AgentKind;
 use turnstile_core::agent::SessionStatus;
 use turnstile_core::ansi;
-use turnstile_core::host::{files, home, hooks, report, watch};
+use turnstile_core::host::{files, home, hooks, mailbox, report, spool, watch};
 use turnstile_core::simulate::SimOptions;
 use turnstile_core::transcript::TranscriptVerdict;
 
@@ -98,8 +98,22 @@ enum Command {
         #[arg(long)]
         session: Option<String>,
     },
-    /// Watch the session's transcripts and status files and push verdict
-    /// changes to the plugin (one per session; exits with the zellij server).
+    /// Pull what the session's watcher posted after change number `--after`,
+    /// waiting up to `--wait-ms` for news: {"at", "seq", "panes"} (the bar's
+    /// leader runs it again and again; `seq` is the next `--after`).
+    Pull {
+        /// The number of the newest change already taken (0: everything).
+        #[arg(long, default_value_t = 0)]
+        after: u64,
+        /// How long to wait for a change when there is none yet.
+        #[arg(long, default_value_t = 5000)]
+        wait_ms: u64,
+        /// The zellij session (default: $ZELLIJ_SESSION_NAME).
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// Watch the session's transcripts and status files and post verdict
+    /// changes to its mailbox (one per session; exits with the zellij server).
     Watch {
         /// The zellij session (default: $ZELLIJ_SESSION_NAME).
         #[arg(long)]
@@ -284,6 +298,11 @@ fn dispatch(command: Command) -> Result<()> {
         ),
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
         Command::Watch { .. } => bail!("watch is handled by run"),
+        Command::Pull {
+            after,
+            wait_ms,
+            session,
+        } => print_json(&pull_json(after, wait_ms, session)?),
         Command::Hook { agent } => {
             hooks::run_hook(agent);
             Ok(())
@@ -437,4 +456,21 @@ fn write_out(text: &str) -> Result<()> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("cannot write to stdout"),
     }
+}
+
+/// The reports the session's watcher posted after `after`, as the bar reads them.
+fn pull_json(after: u64, wait_ms: u64, session: Option<String>) -> Result<Value> {
+    let session = session
+        .or_else(|| std::env::var("ZELLIJ_SESSION_NAME").ok())
+        .context("no zellij session: pass --session or run inside zellij")?;
+    let folder = spool::state_folder(&session).context("cannot use turnstile's state folder")?;
+    let wait = std::time::Duration::from_millis(wait_ms.min(60_000));
+    let (seq, panes) = mailbox::pull(&folder, after, wait).context("cannot read the watcher's mailbox")?;
+    let report = turnstile_core::protocol::HostReport {
+        session: Some(session),
+        at: turnstile_core::host::clock::now_ms(),
+        panes,
+        seq: Some(seq),
+    };
+    Ok(serde_json::to_value(report)?)
 }

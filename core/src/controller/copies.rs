@@ -26,6 +26,8 @@ impl Controller {
             self.tell_leader_viewed();
         }
         if became_leader {
+            // Its first pull takes the whole mailbox.
+            self.pulls = Pulls::default();
             self.host.wanted = true;
             self.start_watcher(now);
             // Leaders tick faster than followers: the first tick is now.

@@ -1,6 +1,6 @@
 //! The host command and the watcher: runs of `turnstile status`, the
-//! watcher's starts and exits, the notifier's exits, and the reports that
-//! come back or are pushed.
+//! watcher's starts and exits, the pulls of its mailbox, the notifier's
+//! exits, and the reports that come back or are pushed.
 
 use super::*;
 
@@ -42,6 +42,66 @@ impl Controller {
         self.out.push(Effect::RunHost { argv, context });
         self.watcher.started();
         self.sync_subscriptions(now);
+        self.pull(now);
+    }
+
+    /// Keeps one `turnstile pull` of the watcher's mailbox in flight while
+    /// the watcher runs: its answer reaches this copy alone (a pipe message
+    /// would reach every copy), and the next starts when it answers.
+    pub(super) fn pull(&mut self, now: Millis) {
+        let wanted = self.role.is_leader() && self.config.watcher && self.watcher.running;
+        if !wanted || !self.pulls.due(now) {
+            return;
+        }
+        let request = self.pulls.start(now);
+        let context = BTreeMap::from([
+            (CTX_KIND.to_owned(), "pull".to_owned()),
+            (CTX_REQUEST.to_owned(), request.to_string()),
+        ]);
+        let argv = vec![
+            self.config.host_command.clone(),
+            "pull".to_owned(),
+            "--after".to_owned(),
+            self.pulls.after.to_string(),
+            "--wait-ms".to_owned(),
+            pacing::PULL_WAIT_MS.to_string(),
+        ];
+        self.out.push(Effect::RunHost { argv, context });
+    }
+
+    /// A pull answered: its reports are applied and the next pull starts;
+    /// a failure waits a little (said in the bar from the third in a row).
+    fn on_pull_result(
+        &mut self,
+        code: Option<i32>,
+        stdout: &[u8],
+        stderr: &[u8],
+        context: &BTreeMap<String, String>,
+        now: Millis,
+        screens: &mut dyn Screens,
+    ) {
+        if !self.pulls.answers(context.get(CTX_REQUEST)) || !self.role.is_leader() {
+            return;
+        }
+        match (code, HostReport::parse(stdout)) {
+            (Some(0), Ok(report)) => {
+                self.pulls.failures = 0;
+                self.pulls.after = report.seq.unwrap_or(self.pulls.after);
+                self.apply_reports(report.panes, now, screens);
+                self.pull(now);
+            }
+            (_, parsed) => {
+                self.pulls.failed(now);
+                if self.pulls.failures >= 3 {
+                    let why = match (first_line(stderr), parsed) {
+                        (Some(why), _) => why,
+                        (None, Err(e)) => e.to_string(),
+                        (None, Ok(_)) => format!("exit code {code:?}"),
+                    };
+                    self.say(format!("cannot read the watcher's news: {why}"), now);
+                }
+            }
+        }
     }
 
     /// The watcher exited: with [`EXIT_ANOTHER_WATCHER`] another one serves
@@ -50,7 +110,10 @@ impl Controller {
         let another_serves = code == Some(EXIT_ANOTHER_WATCHER);
         self.watcher.running = another_serves;
         self.sync_subscriptions(now);
-        if another_serves || !self.role.is_leader() {
+        if another_serves {
+            return self.pull(now);
+        }
+        if !self.role.is_leader() {
             return;
         }
         // Poll at once (nothing pushed may be trusted to be current), and
@@ -84,6 +147,7 @@ impl Controller {
         match context.get(CTX_KIND).map(String::as_str) {
             Some("watch") => return self.on_watcher_exit(code, stderr, now),
             Some("notify") => return self.on_notifier_exit(code, stderr, now),
+            Some("pull") => return self.on_pull_result(code, stdout, stderr, context, now, screens),
             Some("status") => {}
             _ => return,
         }

@@ -45,7 +45,7 @@ pub use inbox_view::{InboxView, Key};
 pub use io::{Effect, Event, PaneEntry, PipeFrom, Screens, Subscription, TabView};
 use leader::Role;
 use notify::Notifier;
-use pacing::{HostRuns, Storm, Timers, WatcherRun};
+use pacing::{HostRuns, Pulls, Storm, Timers, WatcherRun};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// How often the leader wakes up (ms); the intervals in the config are multiples.
@@ -129,6 +129,7 @@ pub struct Controller {
     timers: Timers,
     storm: Storm,
     watcher: WatcherRun,
+    pulls: Pulls,
     delivery: Delivery,
     reports_held: bool,
     /// Render reports were just subscribed to: what panes drew before is
@@ -214,6 +215,7 @@ impl Controller {
             timers: Timers::default(),
             storm: Storm::default(),
             watcher: WatcherRun::default(),
+            pulls: Pulls::default(),
             reports_held: false,
             catch_up_screens: false,
             commands_held: false,

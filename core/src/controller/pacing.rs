@@ -166,8 +166,64 @@ impl HostRuns {
     }
 }
 
-/// The session's `turnstile watch`: while it runs it pushes every change
-/// and the bar does not poll the host.
+/// How long a `turnstile pull` waits for news before it answers none.
+pub const PULL_WAIT_MS: Millis = 5_000;
+/// A pull that has not answered by then is given up and started again.
+pub const PULL_LOST_MS: Millis = PULL_WAIT_MS + 10_000;
+/// After a failed pull, the next one waits this long.
+pub const PULL_RETRY_MS: Millis = 1_000;
+
+/// The leader's `turnstile pull` runs: one in flight while the watcher
+/// runs, the next started when it answers.
+#[derive(Debug, Default)]
+pub struct Pulls {
+    /// When the pull in flight started, and its request number.
+    in_flight: Option<(Millis, u64)>,
+    /// The number of the newest change taken from the mailbox.
+    pub after: u64,
+    /// No pull before this (after a failure).
+    not_before: Millis,
+    request: u64,
+    /// Pulls that failed in a row.
+    pub failures: u32,
+}
+
+impl Pulls {
+    /// True when a pull may start now: none in flight (or the one in
+    /// flight is lost), and no failure asks to wait.
+    pub fn due(&self, now: Millis) -> bool {
+        let lost = |(at, _): (Millis, u64)| now.saturating_sub(at) >= PULL_LOST_MS;
+        self.in_flight.is_none_or(lost) && now >= self.not_before
+    }
+
+    /// Starts a pull; its request number.
+    pub fn start(&mut self, now: Millis) -> u64 {
+        self.request += 1;
+        self.in_flight = Some((now, self.request));
+        self.request
+    }
+
+    /// True when an answer with this request number is the one awaited (it
+    /// ends the pull).
+    pub fn answers(&mut self, request: Option<&String>) -> bool {
+        let current = self
+            .in_flight
+            .is_some_and(|(_, r)| request.is_some_and(|q| *q == r.to_string()));
+        if current {
+            self.in_flight = None;
+        }
+        current
+    }
+
+    /// The pull failed: the next one waits a little.
+    pub fn failed(&mut self, now: Millis) {
+        self.failures += 1;
+        self.not_before = now + PULL_RETRY_MS;
+    }
+}
+
+/// The session's `turnstile watch`: while it runs it posts every change to
+/// the mailbox, the leader pulls them, and the bar does not poll the host.
 #[derive(Debug, Default)]
 pub struct WatcherRun {
     /// Started and not exited (or another one serves the session).

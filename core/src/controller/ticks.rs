@@ -65,6 +65,7 @@ impl Controller {
         if self.watcher.restart_due(now) {
             self.start_watcher(now);
         }
+        self.pull(now);
         if self.host.give_up_if_lost(now) {
             self.say("the host command did not answer in 10 s; asking again".into(), now);
         }

@@ -81,8 +81,20 @@ pub fn within<T: Send + 'static>(budget: Duration, work: impl FnOnce() -> T + Se
 /// (created exclusively, mode `mode`), then a rename over `path`. A symlink
 /// at `path` is replaced, never written through.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    write_renamed(path, bytes, mode, true)
+}
+
+/// [`write_atomic`] without the flush to disk: for state a crash may lose
+/// (rewritten many times a second).
+pub fn replace(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    write_renamed(path, bytes, mode, false)
+}
+
+fn write_renamed(path: &Path, bytes: &[u8], mode: u32, durable: bool) -> io::Result<()> {
     let (tmp, mut file) = create_temp_beside(path, mode)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| if durable { file.sync_all() } else { Ok(()) });
     let renamed = written.and_then(|()| fs::rename(&tmp, path));
     if renamed.is_err() {
         let _ = fs::remove_file(&tmp);

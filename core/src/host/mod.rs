@@ -9,10 +9,12 @@
 //! - [`discovery`]: agent processes under a zellij session, from /proc;
 //! - [`binding`]: which log belongs to which pane;
 //! - [`report`]: a pane's verdicts, read from its log and session file;
-//! - [`spool`], [`push`]: hook reports to the watcher, reports to the plugin;
+//! - [`spool`]: hook reports handed to the watcher; [`mailbox`]: the
+//!   watcher's reports, pulled by the bar's leader; [`push`]: a hook's
+//!   report piped to the bar when no watcher runs;
 //! - [`settings`]: safe edits of an agent's settings file;
 //! - [`hooks`]: what a hook event reports, and installing the hooks;
-//! - [`watch`]: the session's watcher, which pushes changes to the bar;
+//! - [`watch`]: the session's watcher, which posts changes to the mailbox;
 //! - [`clock`]: the wall clock in milliseconds.
 
 pub mod binding;
@@ -21,6 +23,7 @@ pub mod discovery;
 pub mod files;
 pub mod home;
 pub mod hooks;
+pub mod mailbox;
 pub mod push;
 pub mod report;
 pub mod settings;

@@ -43,6 +43,7 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
         session: Some(session),
         at,
         panes: read_all(jobs.collect(), at, Instant::now() + READ_BUDGET),
+        seq: None,
     })
 }
 

@@ -1,5 +1,6 @@
 //! `turnstile watch`: one long-lived native process per zellij session that
-//! pushes verdict changes to the plugin as they happen.
+//! posts verdict changes to the session's mailbox as they happen; the bar's
+//! leader pulls them (`turnstile pull`).
 //!
 //! It watches (inotify, through `notify`) the folders of the bound
 //! transcripts, Claude Code's session status folders, the project folders
@@ -14,16 +15,17 @@
 //!   new agent's status file) and a new or exited agent process re-bind every
 //!   pane from /proc.
 //!
-//! Changed reports go through one long-lived channel ([`super::push`]),
-//! coalesced. Nothing runs while nothing changes except that once-a-second
-//! look, which also checks that the parent (the zellij server) is alive.
+//! Changed reports go to the mailbox ([`super::mailbox`]), written once per
+//! round of changes. Nothing runs while nothing changes except that
+//! once-a-second look, which also checks that the parent (the zellij
+//! server) is alive.
 
 use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
-use super::push::{self, Channel};
+use super::mailbox::Mailbox;
 use super::{binding, files, report, spool};
 use crate::agent::{AgentKind, LogClassifier};
-use crate::protocol::{AgentBinding, PaneReport};
+use crate::protocol::PaneReport;
 use crate::Source;
 use anyhow::{bail, Context, Result};
 use notify::event::ModifyKind;
@@ -107,7 +109,7 @@ struct Session {
     tracked: BTreeMap<PathBuf, Tracked>,
     pushed: BTreeMap<u32, PaneReport>,
     watched: BTreeSet<PathBuf>,
-    channel: Channel,
+    mailbox: Mailbox,
     processes: ProcessScan,
 }
 
@@ -157,7 +159,7 @@ pub fn run(session: Option<String>) -> Result<i32> {
     })
     .context("cannot start inotify")?;
     let mut state = Session {
-        channel: Channel::open(&push::zellij_binary(), &name),
+        mailbox: Mailbox::open(&state_folder).context("cannot open the mailbox")?,
         state_folder,
         name,
         agents: BTreeMap::new(),
@@ -196,7 +198,7 @@ pub fn run(session: Option<String>) -> Result<i32> {
             if std::os::unix::process::parent_id() != parent {
                 return Ok(0); // the zellij server is gone
             }
-            if let Some(why) = state.channel.dead() {
+            if let Some(why) = state.mailbox.failure() {
                 bail!("{why}");
             }
             changes.rebind |= state.processes.changed();
@@ -205,6 +207,7 @@ pub fn run(session: Option<String>) -> Result<i32> {
             changes.recheck_unbound = true;
         }
         state.apply(changes, &mut watcher);
+        state.mailbox.flush();
     }
 }
 
@@ -267,7 +270,7 @@ impl Session {
     fn apply(&mut self, changes: Changes, watcher: &mut RecommendedWatcher) {
         for path in &changes.spooled {
             if let Some(report) = spool::take(path) {
-                self.channel.send_hook(report);
+                self.mailbox.send_hook(report);
             }
         }
         if changes.rebind {
@@ -363,7 +366,7 @@ impl Session {
             .collect();
         for pane in gone {
             self.pushed.remove(&pane);
-            self.channel.send(PaneReport {
+            self.mailbox.send(PaneReport {
                 pane,
                 ..PaneReport::default()
             });
@@ -399,23 +402,24 @@ impl Session {
         dirs.into_iter().filter_map(|d| nearest_existing(&d)).collect()
     }
 
-    /// Pushes every pane (or only these) whose report changed since it was
-    /// last pushed. Each report reads the agent's session status file.
+    /// Posts every pane (or only these) whose report changed since it was
+    /// last posted. Each report reads the agent's session status file.
     fn push_changes(&mut self, only: Option<&BTreeSet<u32>>) {
         let now = now_ms();
-        for (pane, agent) in self.agents.iter().filter(|(p, _)| only.is_none_or(|o| o.contains(p))) {
-            let report = self.report(*pane, agent, now);
-            let unchanged = self.pushed.get(pane).is_some_and(|old| same_report(old, &report));
+        let reports: Vec<PaneReport> = self
+            .agents
+            .iter()
+            .filter(|(p, _)| only.is_none_or(|o| o.contains(p)))
+            .map(|(pane, agent)| self.report(*pane, agent, now))
+            .collect();
+        for report in reports {
+            let unchanged = self
+                .pushed
+                .get(&report.pane)
+                .is_some_and(|old| same_report(old, &report));
             if !unchanged {
-                // Every copy of the bar decodes every push (in an
-                // interpreter): a binding goes whole only when it changed.
-                let same_binding = self.pushed.get(pane).is_some_and(|old| old.agent == report.agent);
-                let mut pushed = report.clone();
-                if same_binding {
-                    pushed.agent = pushed.agent.as_ref().map(AgentBinding::brief);
-                }
-                self.channel.send(pushed);
-                self.pushed.insert(*pane, report);
+                self.mailbox.send(report.clone());
+                self.pushed.insert(report.pane, report);
             }
         }
     }
@@ -503,8 +507,8 @@ fn is_structural(kind: &EventKind) -> bool {
 /// Equal for the plugin: same states and candidates, same answer, and for
 /// turn ends and session statuses the same evidence (a session that went
 /// busy and back to idle between two reads is a new idle: the turn it ran
-/// ended). A working turn moving to its next line is not pushed: every push
-/// starts a `zellij pipe` process.
+/// ended). A working turn moving to its next line is not posted: every
+/// post wakes the bar's leader.
 fn same_report(a: &PaneReport, b: &PaneReport) -> bool {
     let key = |r: &PaneReport| {
         r.verdicts

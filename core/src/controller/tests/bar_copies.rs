@@ -440,3 +440,60 @@ fn the_viewed_copy_is_sent_only_changed_rows_and_catches_up_after_a_lost_one() {
     follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &all[0]));
     assert_eq!(follower.c.synced, drawn_rows(&leader));
 }
+
+/// The `turnstile pull` runs among `effects`: their argv and context.
+fn pulls(effects: &[Effect]) -> Vec<(Vec<String>, BTreeMap<String, String>)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::RunHost { argv, context } if context.get(CTX_KIND).map(String::as_str) == Some("pull") => {
+                Some((argv.clone(), context.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn pull_answer(context: &BTreeMap<String, String>, code: i32, stdout: &str) -> Event {
+    Event::HostResult {
+        code: Some(code),
+        stdout: stdout.as_bytes().to_vec(),
+        stderr: b"boom".to_vec(),
+        context: context.clone(),
+    }
+}
+
+#[test]
+fn the_leader_keeps_one_pull_of_the_watchers_mailbox_in_flight_and_only_it() {
+    let mut rig = Rig::new(1, &[]);
+    rig.send(Event::Tabs(vec![TabView {
+        position: 0,
+        viewed: true,
+    }]));
+    let first = pulls(&rig.send(Event::Panes(pane_list(&[(1, 0), (5, 1)]))));
+    assert_eq!(first.len(), 1, "one pull as the watcher starts");
+    assert!(first[0]
+        .0
+        .ends_with(&["--after".into(), "0".into(), "--wait-ms".into(), "5000".into()]));
+    assert!(pulls(&rig.timer_at(T0 + 300)).is_empty(), "never two in flight");
+    // It answers: the reports are applied, the next pull asks for newer ones.
+    let report = report(1, State::Working, Source::Transcript, T0, None);
+    let answer = serde_json::json!({"at": T0, "seq": 42, "panes": [report]}).to_string();
+    let next = pulls(&rig.send(pull_answer(&first[0].1, 0, &answer)));
+    assert_eq!(rig.state_of(1), State::Working);
+    assert_eq!(next.len(), 1);
+    assert!(next[0].0.contains(&"42".to_string()), "{:?}", next[0].0);
+    // An answer to an old request changes nothing.
+    let stale = serde_json::json!({"at": T0, "seq": 99, "panes": []}).to_string();
+    assert!(pulls(&rig.send(pull_answer(&first[0].1, 0, &stale))).is_empty());
+    // A failure waits a second, then pulls again from the same number.
+    assert!(pulls(&rig.send(pull_answer(&next[0].1, 1, ""))).is_empty());
+    assert!(pulls(&rig.timer_at(T0 + 500)).is_empty());
+    let again = pulls(&rig.timer_at(T0 + 1_300));
+    assert_eq!(again.len(), 1);
+    assert!(again[0].0.contains(&"42".to_string()));
+    // A copy that follows never pulls.
+    let mut follower = Rig::new(5, &[]);
+    let effects = follower.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
+    assert!(pulls(&effects).is_empty() && pulls(&follower.timer_at(T0 + 2_000)).is_empty());
+}
