@@ -93,11 +93,7 @@ impl Controller {
             (_, parsed) => {
                 self.pulls.failed(now);
                 if self.pulls.failures >= 3 {
-                    let why = match (first_line(stderr), parsed) {
-                        (Some(why), _) => why,
-                        (None, Err(e)) => e.to_string(),
-                        (None, Ok(_)) => format!("exit code {code:?}"),
-                    };
+                    let why = why_it_failed(code, stderr, parsed);
                     self.say(format!("cannot read the watcher's news: {why}"), now);
                 }
             }
@@ -161,11 +157,7 @@ impl Controller {
                 self.run_host(now);
             }
             (_, parsed) => {
-                let why = match (first_line(stderr), parsed) {
-                    (Some(why), _) => why,
-                    (None, Err(e)) => e.to_string(),
-                    (None, Ok(_)) => format!("exit code {code:?}"),
-                };
+                let why = why_it_failed(code, stderr, parsed);
                 self.host.error = Some(format!("host command `{}` failed: {why}", self.config.host_command));
             }
         }
@@ -196,6 +188,16 @@ impl Controller {
         if before.is_some_and(|before| self.table.summaries() != before) {
             self.broadcast();
         }
+    }
+}
+
+/// Why a host command failed: its first line of errors, else why its output
+/// does not parse, else its exit code.
+fn why_it_failed(code: Option<i32>, stderr: &[u8], parsed: Result<HostReport, crate::Error>) -> String {
+    match (first_line(stderr), parsed) {
+        (Some(why), _) => why,
+        (None, Err(e)) => e.to_string(),
+        (None, Ok(_)) => format!("exit code {code:?}"),
     }
 }
 
