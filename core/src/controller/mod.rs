@@ -56,8 +56,6 @@ pub const FOLLOWER_TICK_MS: Millis = 1_000;
 pub const PERMISSION_STAGGER_MS: Millis = 40;
 /// Events kept while permissions are pending.
 pub const MAX_QUEUED_EVENTS: usize = 256;
-/// How often the leader hands changed inbox entries to the other copies (ms).
-pub const SHARE_ENTRIES_MS: Millis = 1_000;
 /// How long a message stays in the bar (ms).
 pub const MESSAGE_MS: Millis = 5_000;
 /// The title of a bar copy's pane.
@@ -161,10 +159,6 @@ pub struct Controller {
     inbox: Log,
     /// Followers that were sent the whole log.
     logged_followers: BTreeSet<u32>,
-    /// Entries changed since they were last handed to the other copies,
-    /// and when that was.
-    unshared: Vec<inbox::Entry>,
-    last_shared: Millis,
     /// The pane list last handed to a leader whose tab nobody views.
     forwarded: Option<Vec<PaneEntry>>,
     /// The open inbox view's plugin id (leader only).
@@ -191,8 +185,6 @@ impl Controller {
             notifier: Notifier::new(config.notify.clone(), config.notify_interval_ms),
             inbox: Log::new(config.inbox_size),
             logged_followers: BTreeSet::new(),
-            unshared: Vec::new(),
-            last_shared: 0,
             forwarded: None,
             inbox_view: None,
             table: PaneTable::with_watch(config.watch.clone()),

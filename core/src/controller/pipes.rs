@@ -200,10 +200,9 @@ impl Controller {
         self.arm_next_timer(now);
     }
 
-    /// Hands inbox entries to the other copies: a copy not sent the log
-    /// yet gets all of it now; new or changed entries wait for
-    /// [`Controller::share_changed_entries`] (every copy gets every
-    /// message, and turns end several times a second with many agents).
+    /// Hands inbox entries to the other copies at once (a copy may take the
+    /// lead any moment: its tab's closing ends the leader): a copy not sent
+    /// the log yet gets all of it, the others the new or changed entries.
     pub(super) fn share_log(&mut self, changed: &[inbox::Entry]) {
         if !self.role.is_leader() {
             return;
@@ -216,24 +215,9 @@ impl Controller {
             let whole: Vec<&inbox::Entry> = self.inbox.oldest_first().collect();
             send_entries(&mut self.out, &new, &whole);
         }
-        if !known.is_empty() {
-            for entry in changed {
-                self.unshared.retain(|e| e.id != entry.id);
-                self.unshared.push(entry.clone());
-            }
+        if !changed.is_empty() && !known.is_empty() {
+            send_entries(&mut self.out, &known, changed);
         }
-    }
-
-    /// Sends the entries that changed since the last time, at most every
-    /// [`SHARE_ENTRIES_MS`]: a copy taking the lead misses at most those.
-    pub(super) fn share_changed_entries(&mut self, now: Millis) {
-        if self.unshared.is_empty() || now.saturating_sub(self.last_shared) < SHARE_ENTRIES_MS {
-            return;
-        }
-        self.last_shared = now;
-        let entries = std::mem::take(&mut self.unshared);
-        let copies: Vec<u32> = self.role.followers().iter().map(|f| f.id).collect();
-        send_entries(&mut self.out, &copies, &entries);
     }
 
     /// A follower takes the leader's inbox entries.

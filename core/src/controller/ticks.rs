@@ -78,7 +78,6 @@ impl Controller {
             self.host.wanted = true;
         }
         self.run_host(now);
-        self.share_changed_entries(now);
         if changed {
             self.broadcast();
         }

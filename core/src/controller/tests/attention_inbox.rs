@@ -224,15 +224,9 @@ fn the_inbox_survives_the_leader_moving_to_another_copy() {
         T0 + 5,
         Some("b's answer\nthe rest"),
     )]);
-    assert!(
-        sent_to(&effects, 5, PIPE_INBOX_ENTRIES).is_empty(),
-        "handed on with the next tick"
-    );
-    let effects = leader.timer_at(T0 + SHARE_ENTRIES_MS + 5);
+    // Handed on at once: the leader's tab may close the next moment.
     let shared = sent_to(&effects, 5, PIPE_INBOX_ENTRIES);
     assert_eq!(shared.len(), 1, "{effects:?}");
-    let later = leader.timer_at(T0 + 2 * SHARE_ENTRIES_MS + 5);
-    assert!(sent_to(&later, 5, PIPE_INBOX_ENTRIES).is_empty(), "each change once");
     // The copy in the hidden tab never had a pane list (zellij sends none
     // there) and still keeps the entry.
     let mut hidden = Rig::new(5, &[]);
