@@ -108,9 +108,14 @@ impl Controller {
     /// A copy in a tab nobody views gets no tab updates, so the leader may
     /// not know what is viewed: the other copies tell it.
     pub(super) fn tell_leader_viewed(&mut self) {
-        let Some(leader) = self.role.leader() else {
-            return;
-        };
+        if let Some(leader) = self.role.leader() {
+            self.tell_viewed(leader);
+        }
+    }
+
+    /// Tells copy `leader` which tabs this copy sees viewed (it answers
+    /// with all the rows).
+    fn tell_viewed(&mut self, leader: u32) {
         if let Ok(payload) = serde_json::to_string(&self.viewed_tabs) {
             self.out.push(Effect::SendToCopy {
                 copy: leader,
@@ -174,12 +179,8 @@ impl Controller {
             // Out of step (a message lost, or this copy just loaded): the
             // sender (this copy may not know yet that it leads) sends all.
             self.synced_seq = 0;
-            if let (PipeFrom::Plugin(leader), Ok(payload)) = (from, serde_json::to_string(&self.viewed_tabs)) {
-                self.out.push(Effect::SendToCopy {
-                    copy: *leader,
-                    name: PIPE_VIEW,
-                    payload,
-                });
+            if let PipeFrom::Plugin(leader) = from {
+                self.tell_viewed(*leader);
             }
             return;
         };
