@@ -38,6 +38,7 @@ pub mod hook;
 #[cfg(feature = "cli")]
 pub mod host;
 pub mod inbox;
+pub mod mailbox;
 pub mod panes;
 pub mod protocol;
 pub mod screen;

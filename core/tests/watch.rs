@@ -70,6 +70,7 @@ impl Rig {
             .args(["watch", "--session", &self.session])
             .env("TURNSTILE_ZELLIJ", self.dir.path().join("zellij"))
             .env("XDG_STATE_HOME", self.dir.path().join("state"))
+            .env("TMPDIR", self.dir.path())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
@@ -273,6 +274,7 @@ fn watcher(rig: &Rig, session: &str) -> Child {
         .args(["watch", "--session", session])
         .env("TURNSTILE_ZELLIJ", rig.dir.path().join("zellij"))
         .env("XDG_STATE_HOME", rig.dir.path().join("state"))
+        .env("TMPDIR", rig.dir.path())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
@@ -285,6 +287,7 @@ fn mailbox(rig: &Rig, session: &str) -> Vec<Value> {
     let out = Command::new(BIN)
         .args(["pull", "--after", "0", "--wait-ms", "0", "--session", session])
         .env("XDG_STATE_HOME", rig.dir.path().join("state"))
+        .env("TMPDIR", rig.dir.path())
         .output()
         .unwrap();
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);

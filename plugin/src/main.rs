@@ -9,13 +9,15 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 use turnstile_core::bar::{Color, Palette};
 use turnstile_core::config::{Config, View};
 use turnstile_core::controller::{
     Controller, Effect, Event as In, InboxView, Key, PaneEntry, PipeFrom, Screens, Subscription, TabView,
 };
-use turnstile_core::Millis;
+use turnstile_core::{mailbox, Millis};
 use zellij_tile::prelude::*;
 
 /// What this instance runs.
@@ -27,12 +29,48 @@ enum Brain {
 #[derive(Default)]
 struct Plugin {
     brain: Option<Brain>,
+    screens: ZellijScreens,
 }
 
-/// Viewports read through zellij's scrollback API.
-struct ZellijScreens;
+/// Viewports read through zellij's scrollback API; the watcher's mailbox
+/// through zellij's `/tmp`.
+#[derive(Default)]
+struct ZellijScreens {
+    mailbox: Option<TmpFolder>,
+}
+
+/// The session's mailbox folder as this plugin sees it.
+struct TmpFolder(PathBuf);
+
+impl TmpFolder {
+    /// The folder of the session this zellij serves (its name is in the
+    /// environment zellij hands its plugins and its commands alike).
+    fn of_this_session() -> Option<TmpFolder> {
+        let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
+        Some(TmpFolder(mailbox::folder_in(Path::new("/tmp"), &session)))
+    }
+}
+
+impl mailbox::Folder for TmpFolder {
+    /// Regular files only (a FIFO would block zellij's plugin thread).
+    fn read(&mut self, name: &str, max: u64) -> io::Result<Vec<u8>> {
+        let path = self.0.join(name);
+        let meta = std::fs::symlink_metadata(&path)?;
+        if !meta.is_file() || meta.len() > max {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{name}: not a small regular file"),
+            ));
+        }
+        std::fs::read(path)
+    }
+}
 
 impl Screens for ZellijScreens {
+    fn mailbox(&mut self) -> Option<&mut dyn mailbox::Folder> {
+        self.mailbox.as_mut().map(|m| m as &mut dyn mailbox::Folder)
+    }
+
     fn viewport(&mut self, pane: u32) -> Option<Vec<String>> {
         get_pane_scrollback(PaneId::Terminal(pane), false)
             .ok()
@@ -74,6 +112,7 @@ impl ZellijPlugin for Plugin {
                     EventType::Mouse,
                 ]);
                 let (bar, effects) = Controller::new(&configuration, get_plugin_ids().plugin_id, now_ms());
+                self.screens.mailbox = TmpFolder::of_this_session();
                 (Brain::Bar(Box::new(bar)), effects)
             }
         };
@@ -112,7 +151,7 @@ impl Plugin {
     /// the bar must be drawn again.
     fn feed(&mut self, event: In) -> bool {
         let effects = match self.brain.as_mut() {
-            Some(Brain::Bar(bar)) => bar.handle(event, now_ms(), &mut ZellijScreens),
+            Some(Brain::Bar(bar)) => bar.handle(event, now_ms(), &mut self.screens),
             Some(Brain::Inbox(view)) => view.handle(event),
             None => return false,
         };

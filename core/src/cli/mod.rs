@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use turnstile_core::agent::AgentKind;
 use turnstile_core::agent::SessionStatus;
 use turnstile_core::ansi;
-use turnstile_core::host::{files, home, hooks, mailbox, report, spool, watch};
+use turnstile_core::host::{files, home, hooks, mailbox, report, state, watch};
 use turnstile_core::simulate::SimOptions;
 use turnstile_core::transcript::TranscriptVerdict;
 
@@ -463,7 +463,7 @@ fn pull_json(after: u64, wait_ms: u64, session: Option<String>) -> Result<Value>
     let session = session
         .or_else(|| std::env::var("ZELLIJ_SESSION_NAME").ok())
         .context("no zellij session: pass --session or run inside zellij")?;
-    let folder = spool::state_folder(&session).context("cannot use turnstile's state folder")?;
+    let folder = state::mailbox_folder(&session).context("cannot use the mailbox's folder")?;
     let wait = std::time::Duration::from_millis(wait_ms.min(60_000));
     let (seq, panes) = mailbox::pull(&folder, after, wait).context("cannot read the watcher's mailbox")?;
     let report = turnstile_core::protocol::HostReport {

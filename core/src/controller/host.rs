@@ -49,7 +49,7 @@ impl Controller {
     /// the watcher runs: its answer reaches this copy alone (a pipe message
     /// would reach every copy), and the next starts when it answers.
     pub(super) fn pull(&mut self, now: Millis) {
-        let wanted = self.role.is_leader() && self.config.watcher && self.watcher.running;
+        let wanted = self.watcher_serves() && !self.pulls.looking(now);
         if !wanted || !self.pulls.due(now) {
             return;
         }
@@ -69,6 +69,41 @@ impl Controller {
         self.out.push(Effect::RunHost { argv, context });
     }
 
+    /// True for the leader while the watcher serves the session.
+    pub(super) fn watcher_serves(&self) -> bool {
+        self.role.is_leader() && self.config.watcher && self.watcher.running
+    }
+
+    /// The leader looks in the watcher's mailbox itself, where it can (one
+    /// small read when nothing is new); while that works, nothing is pulled.
+    /// True when it brought news.
+    pub(super) fn look_in_the_mailbox(&mut self, now: Millis, screens: &mut dyn Screens) -> bool {
+        if !self.watcher_serves() {
+            return false;
+        }
+        let Some(folder) = screens.mailbox() else {
+            return false;
+        };
+        self.pulls.looked_at = now;
+        match crate::mailbox::news(folder, self.pulls.after) {
+            Ok(None) => {
+                self.pulls.looked_well(now);
+                false
+            }
+            Ok(Some((seq, reports))) => {
+                self.pulls.looked_well(now);
+                self.pulls.after = seq;
+                self.apply_reports(reports, now, screens);
+                true
+            }
+            // Not there yet (or not reachable from here): pulls carry the news.
+            Err(_) => {
+                self.pull(now);
+                false
+            }
+        }
+    }
+
     /// A pull answered: its reports are applied and the next pull starts;
     /// a failure waits a little (said in the bar from the third in a row).
     fn on_pull_result(
@@ -80,7 +115,7 @@ impl Controller {
         now: Millis,
         screens: &mut dyn Screens,
     ) {
-        if !self.pulls.answers(context.get(CTX_REQUEST)) || !self.role.is_leader() {
+        if !self.pulls.answers(context.get(CTX_REQUEST)) || !self.role.is_leader() || self.pulls.looking(now) {
             return;
         }
         match (code, HostReport::parse(stdout)) {

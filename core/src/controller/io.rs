@@ -184,11 +184,17 @@ pub enum Effect {
     CloseSelf,
 }
 
-/// Viewports read on demand (panes that send no render reports, a check of
-/// the scroll position).
+/// What a copy reads on demand: viewports (panes that send no render
+/// reports, a check of the scroll position), and the watcher's mailbox
+/// where the copy reaches it.
 pub trait Screens {
     /// The visible rows of a terminal pane.
     fn viewport(&mut self, pane: u32) -> Option<Vec<String>>;
     /// True when the pane is scrolled back into its history.
     fn scrolled_back(&mut self, pane: u32) -> bool;
+    /// The watcher's mailbox, where this copy reads it itself (`None`: only
+    /// `turnstile pull` reads it).
+    fn mailbox(&mut self) -> Option<&mut dyn crate::mailbox::Folder> {
+        None
+    }
 }

@@ -128,6 +128,8 @@ pub struct Controller {
     storm: Storm,
     watcher: WatcherRun,
     pulls: Pulls,
+    /// A look in the mailbox brought news: the bar may change.
+    news: bool,
     delivery: Delivery,
     reports_held: bool,
     /// Render reports were just subscribed to: what panes drew before is
@@ -208,6 +210,7 @@ impl Controller {
             storm: Storm::default(),
             watcher: WatcherRun::default(),
             pulls: Pulls::default(),
+            news: false,
             reports_held: false,
             catch_up_screens: false,
             commands_held: false,
@@ -236,7 +239,7 @@ impl Controller {
 
     /// Handles one event at `now`; the effects to carry out, in order.
     pub fn handle(&mut self, event: Event, now: Millis, screens: &mut dyn Screens) -> Vec<Effect> {
-        let may_change_the_bar = self.may_change_the_bar(&event);
+        let may_change_the_bar = self.may_change_the_bar(&event, now);
         match (event, self.permission) {
             (Event::Permission(granted), _) => self.on_permission(granted, now, screens),
             // Pipes need no pane permissions to be read; answering is the leader's.
@@ -254,7 +257,8 @@ impl Controller {
                 self.queued.push_back(event);
             }
         }
-        if may_change_the_bar {
+        let news = std::mem::take(&mut self.news);
+        if may_change_the_bar || news {
             self.redraw_if_changed(now);
         }
         std::mem::take(&mut self.out)
@@ -262,10 +266,13 @@ impl Controller {
 
     /// False for a pipe message this copy drops or keeps aside (the bar
     /// drawn from the same rows again would cost a render for nothing, and
-    /// every copy gets every pushed report).
-    fn may_change_the_bar(&self, event: &Event) -> bool {
-        let Event::Pipe { name, .. } = event else {
-            return true;
+    /// every copy gets every pushed report), and for a timer that only
+    /// looks in the mailbox (drawn again if the look brings news).
+    fn may_change_the_bar(&self, event: &Event, now: Millis) -> bool {
+        let name = match event {
+            Event::Pipe { name, .. } => name,
+            Event::Timer => return !self.only_a_look_is_due(now),
+            _ => return true,
         };
         match self.role.is_leader() {
             true => matches!(

@@ -173,14 +173,24 @@ pub const PULL_LOST_MS: Millis = PULL_WAIT_MS + 10_000;
 /// After a failed pull, the next one waits this long.
 pub const PULL_RETRY_MS: Millis = 1_000;
 
-/// The leader's `turnstile pull` runs: one in flight while the watcher
-/// runs, the next started when it answers.
+/// While the leader reads the mailbox itself, it looks this often.
+pub const LOOK_MS: Millis = 25;
+/// A look that succeeded this recently makes pulls unneeded.
+pub const LOOK_FRESH_MS: Millis = 1_000;
+
+/// How the leader takes the watcher's news: it looks in the mailbox itself
+/// where it can (every `LOOK_MS`), else keeps one `turnstile pull` in
+/// flight while the watcher runs, the next started when it answers.
 #[derive(Debug, Default)]
 pub struct Pulls {
     /// When the pull in flight started, and its request number.
     in_flight: Option<(Millis, u64)>,
     /// The number of the newest change taken from the mailbox.
     pub after: u64,
+    /// When the leader last looked in the mailbox itself.
+    pub looked_at: Millis,
+    /// When a look of its own last succeeded.
+    looked_well_at: Option<Millis>,
     /// No pull before this (after a failure).
     not_before: Millis,
     request: u64,
@@ -219,6 +229,25 @@ impl Pulls {
     pub fn failed(&mut self, now: Millis) {
         self.failures += 1;
         self.not_before = now + PULL_RETRY_MS;
+    }
+
+    /// A look of the leader's own succeeded: the pull in flight, if any, is
+    /// no longer awaited (its answer may be older than what was read).
+    pub fn looked_well(&mut self, now: Millis) {
+        self.looked_well_at = Some(now);
+        self.in_flight = None;
+        self.failures = 0;
+    }
+
+    /// True while the leader's own looks succeed: no pull is needed.
+    pub fn looking(&self, now: Millis) -> bool {
+        self.looked_well_at
+            .is_some_and(|at| now.saturating_sub(at) < LOOK_FRESH_MS)
+    }
+
+    /// When to look next, while looks succeed.
+    pub fn next_look(&self, now: Millis) -> Option<Millis> {
+        self.looking(now).then_some(self.looked_at + LOOK_MS)
     }
 }
 

@@ -242,14 +242,21 @@ impl Controller {
     }
 }
 
-/// Inbox entries for these copies of the bar.
+/// Inbox entries for these copies of the bar: one message to every plugin
+/// when more than one copy needs them (the leader encodes it once; the
+/// others take entries they have already as they are), else to the one.
 pub(super) fn send_entries<T: serde::Serialize>(out: &mut Vec<Effect>, copies: &[u32], entries: &[T]) {
     let Ok(payload) = serde_json::to_string(entries) else {
         return;
     };
-    out.extend(copies.iter().map(|copy| Effect::SendToCopy {
-        copy: *copy,
-        name: PIPE_INBOX_ENTRIES,
-        payload: payload.clone(),
-    }));
+    let name = PIPE_INBOX_ENTRIES;
+    match copies {
+        [] => {}
+        [copy] => out.push(Effect::SendToCopy {
+            copy: *copy,
+            name,
+            payload,
+        }),
+        _ => out.push(Effect::Broadcast { name, payload }),
+    }
 }

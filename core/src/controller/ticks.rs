@@ -1,11 +1,13 @@
 //! Time: the timer, its one armed deadline, and what each tick settles
-//! (turn ends, Enters due, notifications, host runs, watcher restarts).
+//! (the leader's looks in the mailbox, turn ends, Enters due,
+//! notifications, host runs, watcher restarts).
 
 use super::*;
 
 impl Controller {
     pub(super) fn on_timer(&mut self, now: Millis, screens: &mut dyn Screens) {
         self.timers.fired();
+        self.news |= self.look_in_the_mailbox(now, screens);
         let said = {
             let mut drafts = input_boxes(&self.table, screens);
             self.delivery
@@ -37,6 +39,18 @@ impl Controller {
         self.arm_next_timer(now);
     }
 
+    /// True when a timer firing now would only look in the mailbox: the
+    /// bar need not be drawn again unless the look brings news.
+    pub(super) fn only_a_look_is_due(&self, now: Millis) -> bool {
+        let others = [
+            Some(self.timers.next_tick),
+            self.storm.paused_until(),
+            self.delivery.next_enter(),
+            self.notifier.due().filter(|_| self.role.is_leader()),
+        ];
+        others.into_iter().flatten().all(|due| due > now)
+    }
+
     /// Arms a timer for the earliest deadline unless one is armed for it.
     pub(super) fn arm_next_timer(&mut self, now: Millis) {
         let deadlines = [
@@ -44,6 +58,7 @@ impl Controller {
             self.storm.paused_until(),
             self.delivery.next_enter(),
             self.notifier.due().filter(|_| self.role.is_leader()),
+            self.pulls.next_look(now).filter(|_| self.watcher_serves()),
         ];
         if let Some(due) = deadlines.into_iter().flatten().min() {
             self.timers.arm(now, due, &mut self.out);

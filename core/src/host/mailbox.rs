@@ -1,53 +1,31 @@
-//! The watcher's mailbox: what it knows of each pane, numbered, in one file
-//! of the session's private state folder, and `turnstile pull`, which hands
-//! the bar's leader what is newer than what it has.
+//! The watcher's side of its mailbox (the format and the reading are
+//! `crate::mailbox`'s), and `turnstile pull`, which hands the bar's leader
+//! what is newer than what it has when it cannot read the folder itself.
 //!
 //! Why not a `zellij pipe`: a pipe message reaches every plugin of every tab
 //! (each copy of the bar decodes it, in zellij's interpreter), and zellij
 //! 0.45.1 sometimes never lets a `zellij pipe` read its second line, so the
-//! bar went stale for a whole session. A command the leader runs answers
-//! that copy alone (`RunCommandResult`), and nothing waits on zellij.
+//! bar went stale for a whole session. The leader reads the mailbox itself
+//! (through zellij's `/tmp`), or runs `turnstile pull`, whose answer reaches
+//! that copy alone (`RunCommandResult`); nothing waits on zellij.
 //!
-//! The mailbox holds, per pane, the watcher's newest report and the newest
-//! hook report (a hook's verdict must not be replaced by the watcher's),
-//! each in its own file named after the number of the change that wrote it
-//! (`<number>.<pane>.<w|h>.json`), so a pull reads only what is new, however
-//! long the answers in the others. Numbers grow across watchers (the clock
-//! in ms, or one more than the last): a leader asking for what is newer
-//! than a number of an older watcher gets the new one's. A file is written
-//! beside its final name and renamed into place, then the pane's older file
-//! is removed. The mailbox has its own folder, which the watcher does not
-//! watch (its writes never wake it); a new watcher empties it (it posts
-//! every pane again as it starts).
+//! Numbers grow across watchers (the clock in ms, or one more than the
+//! last): a reader asking for what is newer than a number of an older
+//! watcher gets the new one's. A file is written beside its final name and
+//! renamed into place, then the pane's older file is removed, then the head
+//! moves. The mailbox has its own folder, which the watcher does not watch
+//! (its writes never wake it); a new watcher empties it (it posts every pane
+//! again as it starts).
 
 use super::clock::now_ms;
 use super::files;
+use crate::mailbox::{file_name, index_text, news, Folder, HEAD, INDEX};
 use crate::protocol::PaneReport;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::{Duration, Instant};
-
-/// The mailbox's folder inside the session's state folder.
-const FOLDER: &str = "mailbox";
-/// Largest report file read: one capped answer, even if JSON escapes every
-/// byte of it.
-const MAX_REPORT_BYTES: u64 = 16 << 20;
-
-/// A report file's name: its change number, its pane, whose report it is.
-fn file_name(seq: u64, pane: u32, hook: bool) -> String {
-    format!("{seq:020}.{pane}.{}.json", if hook { "h" } else { "w" })
-}
-
-/// The change number of a report file's name (`None`: not one).
-fn seq_of(name: &str) -> Option<u64> {
-    let mut parts = name.split('.');
-    let seq = parts.next()?.parse().ok()?;
-    let _pane: u32 = parts.next()?.parse().ok()?;
-    matches!(parts.next()?, "w" | "h").then_some(())?;
-    (parts.next()? == "json" && parts.next().is_none()).then_some(seq)
-}
 
 /// The watcher's side: reports go in, their files follow on [`Mailbox::flush`].
 pub struct Mailbox {
@@ -62,16 +40,13 @@ pub struct Mailbox {
 }
 
 impl Mailbox {
-    /// The (emptied) mailbox of the session whose state folder is
-    /// `state_folder` (its own folder is created, private).
-    pub fn open(state_folder: &Path) -> io::Result<Mailbox> {
-        let folder = state_folder.join(FOLDER);
-        super::state::ensure_private(&folder)?;
-        for entry in std::fs::read_dir(&folder)?.flatten() {
+    /// The mailbox in `folder` (a private folder the caller made), emptied.
+    pub fn open(folder: &Path) -> io::Result<Mailbox> {
+        for entry in std::fs::read_dir(folder)?.flatten() {
             let _ = std::fs::remove_file(entry.path());
         }
         Ok(Mailbox {
-            folder,
+            folder: folder.to_path_buf(),
             seq: 0,
             pending: Vec::new(),
             written: BTreeMap::new(),
@@ -94,23 +69,40 @@ impl Mailbox {
         self.pending.push((key, report));
     }
 
-    /// Writes the reports put in since the last time, each in a new file.
+    /// Writes the reports put in since the last time, each in a new file,
+    /// then the index, then moves the head to the newest. A report that cannot be written
+    /// stays in, with those after it, for the next flush.
     pub fn flush(&mut self) {
-        for ((pane, hook), report) in std::mem::take(&mut self.pending) {
-            self.seq = (self.seq + 1).max(now_ms());
-            let path = self.folder.join(file_name(self.seq, pane, hook));
-            let written = serde_json::to_vec(&report)
+        if self.pending.is_empty() && self.failure.is_none() {
+            return;
+        }
+        while !self.pending.is_empty() {
+            let ((pane, hook), report) = &self.pending[0];
+            let seq = (self.seq + 1).max(now_ms());
+            let path = self.folder.join(file_name(seq, *pane, *hook));
+            let written = serde_json::to_vec(report)
                 .map_err(io::Error::other)
                 .and_then(|bytes| files::replace(&path, &bytes, 0o600));
-            match written {
-                Ok(()) => {
-                    self.failure = None;
-                    if let Some(old) = self.written.insert((pane, hook), path) {
-                        let _ = std::fs::remove_file(old);
-                    }
-                }
-                Err(e) => self.failure = Some(format!("cannot write {}: {e}", path.display())),
+            if let Err(e) = written {
+                self.failure = Some(format!("cannot write {}: {e}", path.display()));
+                break;
             }
+            let (key, _) = self.pending.remove(0);
+            self.seq = seq;
+            if let Some(old) = self.written.insert(key, path) {
+                let _ = std::fs::remove_file(old);
+            }
+        }
+        let names = self.written.values().filter_map(|p| p.file_name()?.to_str());
+        let index = (self.folder.join(INDEX), index_text(names));
+        let head = (self.folder.join(HEAD), self.seq.to_string());
+        for (path, text) in [index, head] {
+            if let Err(e) = files::replace(&path, text.as_bytes(), 0o600) {
+                return self.failure = Some(format!("cannot write {}: {e}", path.display()));
+            }
+        }
+        if self.pending.is_empty() {
+            self.failure = None;
         }
     }
 
@@ -120,39 +112,20 @@ impl Mailbox {
     }
 }
 
-/// The reports newer than `after` in the mailbox folder, oldest first, and
-/// the newest number read. A folder whose numbers are all older than
-/// `after` belongs to a watcher started again under a clock set back: all
-/// of it is new.
-fn newer_than(folder: &Path, after: u64) -> io::Result<(u64, Vec<PaneReport>)> {
-    let names = match std::fs::read_dir(folder) {
-        Ok(entries) => entries.flatten().filter_map(|e| e.file_name().into_string().ok()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((after, Vec::new())),
-        Err(e) => return Err(e),
-    };
-    let mut numbered: Vec<(u64, String)> = names.filter_map(|n| seq_of(&n).map(|s| (s, n))).collect();
-    numbered.sort();
-    let newest = numbered.last().map_or(0, |(s, _)| *s);
-    let after = if newest < after { 0 } else { after };
-    let mut seq = after;
-    let mut reports = Vec::new();
-    for (number, name) in numbered.into_iter().filter(|(s, _)| *s > after) {
-        let bytes = match files::read_capped(&folder.join(&name), MAX_REPORT_BYTES) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue, // replaced meanwhile
-            Err(e) => return Err(e),
-        };
-        let report = serde_json::from_slice(&bytes)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{name}: {e}")))?;
-        reports.push(report);
-        seq = number;
+/// A mailbox folder on this machine: regular files only, never blocking on
+/// a FIFO or a device.
+pub struct Files<'a>(pub &'a Path);
+
+impl Folder for Files<'_> {
+    fn read(&mut self, name: &str, max: u64) -> io::Result<Vec<u8>> {
+        files::read_capped(&self.0.join(name), max)
     }
-    Ok((seq, reports))
 }
 
-/// Waits up to `wait` for reports newer than `after`, then answers them
-/// (maybe none) with the newest number read. Never blocks past `wait`.
-pub fn pull(state_folder: &Path, after: u64, wait: Duration) -> io::Result<(u64, Vec<PaneReport>)> {
+/// Waits up to `wait` for reports newer than `after` in the mailbox
+/// `folder`, then answers them (maybe none) with the newest number read.
+/// No mailbox yet is no news. Never blocks past `wait`.
+pub fn pull(folder: &Path, after: u64, wait: Duration) -> io::Result<(u64, Vec<PaneReport>)> {
     let deadline = Instant::now() + wait;
     let (tx, rx) = channel();
     // Told of every change in the mailbox's folder; polled as well, in
@@ -161,26 +134,23 @@ pub fn pull(state_folder: &Path, after: u64, wait: Duration) -> io::Result<(u64,
         let _ = tx.send(event);
     })
     .ok();
-    let folder = state_folder.join(FOLDER);
     let mut watching = false;
-    // A rename into the folder changes it: the folder is listed again only then.
-    let mut last_listed = None;
-    let mut answer = (after, Vec::new());
     loop {
         if !watching {
             use notify::Watcher;
             watching = watcher
                 .as_mut()
-                .is_some_and(|w| w.watch(&folder, notify::RecursiveMode::NonRecursive).is_ok());
+                .is_some_and(|w| w.watch(folder, notify::RecursiveMode::NonRecursive).is_ok());
         }
-        let version = identity(&folder);
-        if version.is_none() || version != last_listed {
-            last_listed = version;
-            answer = newer_than(&folder, after)?;
+        match news(&mut Files(folder), after) {
+            Ok(Some(answer)) => return Ok(answer),
+            Ok(None) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
         }
         let now = Instant::now();
-        if !answer.1.is_empty() || now >= deadline {
-            return Ok(answer);
+        if now >= deadline {
+            return Ok((after, Vec::new()));
         }
         let tick = if watching {
             Duration::from_millis(250)
@@ -192,14 +162,6 @@ pub fn pull(state_folder: &Path, after: u64, wait: Duration) -> io::Result<(u64,
             Err(RecvTimeoutError::Disconnected) => std::thread::sleep(tick.min(deadline - now)),
         }
     }
-}
-
-/// Which folder or file is at `path` now, and when it last changed.
-fn identity(path: &Path) -> Option<(u64, i64, i64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path)
-        .ok()
-        .map(|m| (m.ino(), m.mtime(), m.mtime_nsec()))
 }
 
 #[cfg(test)]
@@ -268,25 +230,53 @@ mod tests {
     #[test]
     fn no_mailbox_yet_is_no_news_and_a_broken_report_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(pull(dir.path(), 7, Duration::ZERO).unwrap(), (7, Vec::new()));
-        std::fs::create_dir(dir.path().join(FOLDER)).unwrap();
-        std::fs::write(dir.path().join(FOLDER).join(file_name(9, 1, false)), b"{half").unwrap();
-        assert!(pull(dir.path(), 7, Duration::ZERO).is_err());
-        assert_eq!(seq_of("x.json"), None);
-        assert_eq!(seq_of(&file_name(12, 3, true)), Some(12));
+        let folder = dir.path().join("mailbox");
+        assert_eq!(pull(&folder, 7, Duration::ZERO).unwrap(), (7, Vec::new()));
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join(file_name(9, 1, false)), b"{half").unwrap();
+        std::fs::write(folder.join(INDEX), file_name(9, 1, false)).unwrap();
+        std::fs::write(folder.join(HEAD), b"9").unwrap();
+        assert!(pull(&folder, 7, Duration::ZERO).is_err());
     }
 
     #[test]
-    fn a_mailbox_numbered_below_what_the_leader_has_is_all_new_and_a_new_one_starts_empty() {
+    fn a_fifo_in_the_mailbox_is_an_error_not_a_hang() {
         let dir = tempfile::tempdir().unwrap();
-        let folder = dir.path().join(FOLDER);
+        let head = dir.path().join(HEAD);
+        let path = std::ffi::CString::new(head.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+        assert!(pull(dir.path(), 7, Duration::ZERO).is_err());
+    }
+
+    #[test]
+    fn a_new_mailbox_starts_empty_and_the_head_follows_each_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(file_name(5, 1, false)), b"{}").unwrap();
+        let mut mailbox = Mailbox::open(dir.path()).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        mailbox.send(report(1, State::Working, Source::Transcript));
+        mailbox.flush();
+        let head = crate::mailbox::head(&mut Files(dir.path())).unwrap();
+        assert_eq!(
+            pull(dir.path(), 0, Duration::ZERO).unwrap(),
+            (head, vec![report(1, State::Working, Source::Transcript)])
+        );
+    }
+
+    #[test]
+    fn a_report_that_cannot_be_written_is_kept_for_the_next_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("mailbox");
         std::fs::create_dir(&folder).unwrap();
-        let old = serde_json::to_vec(&report(1, State::Idle, Source::Session)).unwrap();
-        std::fs::write(folder.join(file_name(5, 1, false)), &old).unwrap();
-        assert_eq!(pull(dir.path(), 99, Duration::ZERO).unwrap().1.len(), 1);
-        assert!(pull(dir.path(), 5, Duration::ZERO).unwrap().1.is_empty());
-        let _mailbox = Mailbox::open(dir.path()).unwrap();
-        assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+        let mut mailbox = Mailbox::open(&folder).unwrap();
+        std::fs::remove_dir(&folder).unwrap();
+        mailbox.send(report(1, State::Working, Source::Transcript));
+        mailbox.flush();
+        assert!(mailbox.failure().is_some());
+        std::fs::create_dir(&folder).unwrap();
+        mailbox.flush();
+        assert!(mailbox.failure().is_none());
+        assert_eq!(pull(&folder, 0, Duration::ZERO).unwrap().1.len(), 1);
     }
 
     #[test]
@@ -298,6 +288,10 @@ mod tests {
             mailbox.send_hook(report(1, state, Source::Hook));
             mailbox.flush();
         }
-        assert_eq!(std::fs::read_dir(dir.path().join(FOLDER)).unwrap().count(), 2);
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            4,
+            "two reports, the index and the head"
+        );
     }
 }

@@ -29,28 +29,11 @@ pub fn state_dir() -> io::Result<PathBuf> {
     }
 }
 
-/// The folder name of a session: ASCII letters, digits and `-` stay, every
-/// other byte becomes `_` and two hex digits (so `x.y` → `x_2ey`, `x_y` →
-/// `x_5fy`): one session, one folder.
-pub fn folder_name(session: &str) -> String {
-    let mut name = String::with_capacity(session.len());
-    for byte in session.bytes() {
-        match byte {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' => name.push(byte as char),
-            other => name.push_str(&format!("_{other:02x}")),
-        }
-    }
-    if name.is_empty() {
-        name.push('_');
-    }
-    name
-}
-
 /// The private folder of one zellij session, created (0700) and checked.
 pub fn session_folder(session: &str) -> io::Result<PathBuf> {
     let root = state_dir()?;
     let bindings = root.join("bindings");
-    let folder = bindings.join(folder_name(session));
+    let folder = bindings.join(crate::mailbox::session_folder_name(session));
     if let Some(parent) = root.parent() {
         DirBuilder::new().recursive(true).mode(0o700).create(parent)?;
     }
@@ -58,6 +41,28 @@ pub fn session_folder(session: &str) -> io::Result<PathBuf> {
         ensure_private(dir)?;
     }
     Ok(folder)
+}
+
+/// The mailbox folder of a session, created (0700) and checked level by
+/// level: in zellij's temporary folder (`$TMPDIR/zellij-<uid>`, named as
+/// zellij names it), which zellij shows the bar's plugin as `/tmp`, so the
+/// bar's leader reads it without running a command.
+pub fn mailbox_folder(session: &str) -> io::Result<PathBuf> {
+    let root = zellij_temp_dir();
+    let folder = crate::mailbox::folder_in(&root, session);
+    let ours = folder.strip_prefix(&root).map_err(io::Error::other)?;
+    let mut dir = root.clone();
+    ensure_private(&dir)?;
+    for part in ours {
+        dir.push(part);
+        ensure_private(&dir)?;
+    }
+    Ok(folder)
+}
+
+/// zellij's temporary folder for this user (`$TMPDIR/zellij-<uid>`).
+fn zellij_temp_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("zellij-{}", unsafe { libc::getuid() }))
 }
 
 /// Creates `dir` (0700) unless it exists, then checks it: a folder (not a
@@ -95,16 +100,6 @@ pub fn ensure_private(dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn session_names_map_to_folders_one_to_one() {
-        assert_eq!(folder_name("x.y"), "x_2ey");
-        assert_eq!(folder_name("x_y"), "x_5fy");
-        assert_ne!(folder_name("x.y"), folder_name("x_y"));
-        assert_eq!(folder_name("plain-Name9"), "plain-Name9");
-        assert_eq!(folder_name("../up"), "_2e_2e_2fup");
-        assert_eq!(folder_name("é"), "_c3_a9");
-    }
 
     #[test]
     fn folders_are_made_private_and_foreign_ones_refused() {

@@ -159,7 +159,9 @@ pub fn run(session: Option<String>) -> Result<i32> {
     })
     .context("cannot start inotify")?;
     let mut state = Session {
-        mailbox: Mailbox::open(&state_folder).context("cannot open the mailbox")?,
+        mailbox: super::state::mailbox_folder(&name)
+            .and_then(|folder| Mailbox::open(&folder))
+            .context("cannot open the mailbox")?,
         state_folder,
         name,
         agents: BTreeMap::new(),

@@ -497,3 +497,44 @@ fn the_leader_keeps_one_pull_of_the_watchers_mailbox_in_flight_and_only_it() {
     let effects = follower.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
     assert!(pulls(&effects).is_empty() && pulls(&follower.timer_at(T0 + 2_000)).is_empty());
 }
+
+#[test]
+fn the_leader_reads_the_mailbox_itself_where_it_can_and_pulls_only_while_it_cannot() {
+    use crate::mailbox::{file_name, HEAD, INDEX};
+    let mut rig = Rig::new(1, &[]);
+    rig.screens.mailbox = Some(MemoryFolder::default());
+    rig.send(Event::Tabs(vec![TabView {
+        position: 0,
+        viewed: true,
+    }]));
+    let first = pulls(&rig.send(Event::Panes(pane_list(&[(1, 0), (5, 1)]))));
+    assert_eq!(first.len(), 1, "no head to read yet: a pull");
+    // The watcher posts: the next look reads it, and the pull is no longer awaited.
+    let working = serde_json::to_vec(&report(1, State::Working, Source::Transcript, T0, None)).unwrap();
+    let mailbox = rig.screens.mailbox.as_mut().unwrap();
+    mailbox.0.insert(file_name(42, 1, false), working);
+    mailbox.0.insert(INDEX.into(), file_name(42, 1, false).into_bytes());
+    mailbox.0.insert(HEAD.into(), b"42".to_vec());
+    rig.timer_at(T0 + 300);
+    assert_eq!(rig.state_of(1), State::Working);
+    assert_eq!(rig.c.pulls.next_look(rig.now), Some(T0 + 300 + pacing::LOOK_MS));
+    let done = report(1, State::Done, Source::Transcript, T0, Some("late"));
+    let late = serde_json::json!({"at": T0, "seq": 41, "panes": [done]}).to_string();
+    assert!(pulls(&rig.send(pull_answer(&first[0].1, 0, &late))).is_empty());
+    assert_eq!(rig.state_of(1), State::Working, "a pull's late answer is dropped");
+    // Looks with nothing new draw nothing and pull nothing.
+    let quiet = rig.timer_at(T0 + 325);
+    assert!(
+        !quiet.contains(&Effect::Redraw) && pulls(&quiet).is_empty(),
+        "{quiet:?}"
+    );
+    // The mailbox cannot be read any more: a second later, pulls take over from 42.
+    rig.screens.mailbox.as_mut().unwrap().0.clear();
+    assert!(
+        pulls(&rig.timer_at(T0 + 350)).is_empty(),
+        "a missed look is no reason yet"
+    );
+    let again = pulls(&rig.timer_at(T0 + 1_400));
+    assert_eq!(again.len(), 1);
+    assert!(again[0].0.contains(&"42".to_string()), "{:?}", again[0].0);
+}

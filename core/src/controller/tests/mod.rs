@@ -11,14 +11,30 @@ use proptest::prelude::*;
 const URL: &str = "file:/turnstile.wasm";
 const T0: Millis = 1_000_000;
 
-/// Viewports served on demand, and which panes are scrolled back.
+/// Viewports served on demand, which panes are scrolled back, and the
+/// watcher's mailbox where the copy reaches it.
 #[derive(Default)]
 struct FakeScreens {
     viewports: BTreeMap<u32, Vec<String>>,
     scrolled: BTreeSet<u32>,
+    mailbox: Option<MemoryFolder>,
+}
+
+/// A mailbox folder in memory.
+#[derive(Default)]
+struct MemoryFolder(BTreeMap<String, Vec<u8>>);
+
+impl crate::mailbox::Folder for MemoryFolder {
+    fn read(&mut self, name: &str, _max: u64) -> std::io::Result<Vec<u8>> {
+        self.0.get(name).cloned().ok_or(std::io::ErrorKind::NotFound.into())
+    }
 }
 
 impl Screens for FakeScreens {
+    fn mailbox(&mut self) -> Option<&mut dyn crate::mailbox::Folder> {
+        self.mailbox.as_mut().map(|m| m as &mut dyn crate::mailbox::Folder)
+    }
+
     fn viewport(&mut self, pane: u32) -> Option<Vec<String>> {
         self.viewports.get(&pane).cloned()
     }
