@@ -1,6 +1,8 @@
 //! turnstile's own state on the host: `$XDG_STATE_HOME/turnstile` (default
 //! `~/.local/state/turnstile`), one folder per zellij session holding the
-//! hook bindings, the watcher's lock and the spooled hook reports.
+//! hook bindings, the watcher's lock and the spooled hook reports; and the
+//! session's mailbox folder, in zellij's temporary folder (where the bar's
+//! plugin reads it).
 //!
 //! The state is private: every folder of it is created 0700 and checked
 //! before use (a real folder, not a symlink, owned by this user; one of ours
