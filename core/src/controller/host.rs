@@ -46,10 +46,11 @@ impl Controller {
     }
 
     /// Keeps one `turnstile pull` of the watcher's mailbox in flight while
-    /// the watcher runs: its answer reaches this copy alone (a pipe message
-    /// would reach every copy), and the next starts when it answers.
+    /// the watcher runs and the leader does not look itself (see
+    /// [`pacing::Pulls`]): its answer reaches this copy alone (a pipe
+    /// message would reach every copy).
     pub(super) fn pull(&mut self, now: Millis) {
-        let wanted = self.watcher_serves() && !self.pulls.looking(now);
+        let wanted = self.watcher_serves() && !self.pulls.looking();
         if !wanted || !self.pulls.due(now) {
             return;
         }
@@ -74,38 +75,44 @@ impl Controller {
         self.role.is_leader() && self.config.watcher && self.watcher.running
     }
 
-    /// The leader looks in the watcher's mailbox itself, where it can (one
-    /// small read when nothing is new); while that works, nothing is pulled.
-    /// True when it brought news.
+    /// While news flow, the leader looks in the watcher's mailbox itself
+    /// (one small read when nothing is new); a few empty looks in a row, or
+    /// one that fails, hand back to a pull. True when it brought news.
     pub(super) fn look_in_the_mailbox(&mut self, now: Millis, screens: &mut dyn Screens) -> bool {
-        if !self.watcher_serves() {
+        if !self.watcher_serves() || !self.pulls.looking() {
             return false;
         }
         let Some(folder) = screens.mailbox() else {
+            self.pulls.stop_looking();
+            self.pull(now);
             return false;
         };
         self.pulls.looked_at = now;
         match crate::mailbox::news(folder, self.pulls.after) {
-            Ok(None) => {
-                self.pulls.looked_well(now);
-                false
-            }
-            Ok(Some((seq, reports))) => {
-                self.pulls.looked_well(now);
+            Ok(Some((seq, reports))) if seq != self.pulls.after || !reports.is_empty() => {
+                self.pulls.start_looking(now);
                 self.pulls.after = seq;
                 self.apply_reports(reports, now, screens);
                 true
             }
-            // Not there yet (or not reachable from here): pulls carry the news.
+            Ok(_) => {
+                if self.pulls.quiet_look() {
+                    self.pull(now);
+                }
+                false
+            }
+            // Not there (another temporary folder, a watcher starting): pulls.
             Err(_) => {
+                self.pulls.stop_looking();
                 self.pull(now);
                 false
             }
         }
     }
 
-    /// A pull answered: its reports are applied and the next pull starts;
-    /// a failure waits a little (said in the bar from the third in a row).
+    /// A pull answered: its reports are applied; with news the leader
+    /// looks next where it can, else the next pull starts. A failure waits
+    /// a little (said in the bar from the third in a row).
     fn on_pull_result(
         &mut self,
         code: Option<i32>,
@@ -115,15 +122,22 @@ impl Controller {
         now: Millis,
         screens: &mut dyn Screens,
     ) {
-        if !self.pulls.answers(context.get(CTX_REQUEST)) || !self.role.is_leader() || self.pulls.looking(now) {
+        if !self.pulls.answers(context.get(CTX_REQUEST)) || !self.role.is_leader() {
             return;
         }
         match (code, HostReport::parse(stdout)) {
             (Some(0), Ok(report)) => {
                 self.pulls.failures = 0;
-                self.pulls.after = report.seq.unwrap_or(self.pulls.after);
+                let seq = report.seq.unwrap_or(self.pulls.after);
+                let news = seq != self.pulls.after || !report.panes.is_empty();
+                self.pulls.after = seq;
                 self.apply_reports(report.panes, now, screens);
-                self.pull(now);
+                if news && self.watcher_serves() && screens.mailbox().is_some() {
+                    self.pulls.start_looking(now);
+                    self.arm_next_timer(now);
+                } else {
+                    self.pull(now);
+                }
             }
             (_, parsed) => {
                 self.pulls.failed(now);
@@ -140,6 +154,7 @@ impl Controller {
     pub(super) fn on_watcher_exit(&mut self, code: Option<i32>, stderr: &[u8], now: Millis) {
         let another_serves = code == Some(EXIT_ANOTHER_WATCHER);
         self.watcher.running = another_serves;
+        self.pulls.stop_looking();
         self.sync_subscriptions(now);
         if another_serves {
             return self.pull(now);

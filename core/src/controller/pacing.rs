@@ -173,24 +173,30 @@ pub const PULL_LOST_MS: Millis = PULL_WAIT_MS + 10_000;
 /// After a failed pull, the next one waits this long.
 pub const PULL_RETRY_MS: Millis = 1_000;
 
-/// While the leader reads the mailbox itself, it looks this often.
+/// While news flow, the leader looks in the mailbox itself this often.
 pub const LOOK_MS: Millis = 25;
-/// A look that succeeded this recently makes pulls unneeded.
-pub const LOOK_FRESH_MS: Millis = 1_000;
+/// After this many looks in a row with nothing new, a pull waits instead.
+pub const QUIET_LOOKS: u32 = 3;
 
-/// How the leader takes the watcher's news: it looks in the mailbox itself
-/// where it can (every `LOOK_MS`), else keeps one `turnstile pull` in
-/// flight while the watcher runs, the next started when it answers.
+/// How the leader takes the watcher's news, one reader at a time. A
+/// `turnstile pull` waits for news for free but costs a process per
+/// answer; a look of the leader's own (in zellij's `/tmp`) costs a timer
+/// event whether or not there is news. So: a pull waits while all is
+/// quiet; once it brings news, the leader looks every `LOOK_MS` while news
+/// keep coming, and after `QUIET_LOOKS` empty looks hands back to a pull.
+/// Where the leader cannot look, pulls alone carry the news.
 #[derive(Debug, Default)]
 pub struct Pulls {
     /// When the pull in flight started, and its request number.
     in_flight: Option<(Millis, u64)>,
     /// The number of the newest change taken from the mailbox.
     pub after: u64,
-    /// When the leader last looked in the mailbox itself.
+    /// When the leader last looked in the mailbox itself (or began to).
     pub looked_at: Millis,
-    /// When a look of its own last succeeded.
-    looked_well_at: Option<Millis>,
+    /// The leader looks (and no pull runs).
+    looking: bool,
+    /// Looks in a row that found nothing new.
+    quiet_looks: u32,
     /// No pull before this (after a failure).
     not_before: Millis,
     request: u64,
@@ -231,23 +237,35 @@ impl Pulls {
         self.not_before = now + PULL_RETRY_MS;
     }
 
-    /// A look of the leader's own succeeded: the pull in flight, if any, is
-    /// no longer awaited (its answer may be older than what was read).
-    pub fn looked_well(&mut self, now: Millis) {
-        self.looked_well_at = Some(now);
-        self.in_flight = None;
-        self.failures = 0;
+    /// News came (by a pull or a look): the leader looks from now on.
+    pub fn start_looking(&mut self, now: Millis) {
+        self.looking = true;
+        self.quiet_looks = 0;
+        self.looked_at = now;
     }
 
-    /// True while the leader's own looks succeed: no pull is needed.
-    pub fn looking(&self, now: Millis) -> bool {
-        self.looked_well_at
-            .is_some_and(|at| now.saturating_sub(at) < LOOK_FRESH_MS)
+    /// A look found nothing new: true when it is time to wait with a pull.
+    pub fn quiet_look(&mut self) -> bool {
+        self.quiet_looks += 1;
+        if self.quiet_looks >= QUIET_LOOKS {
+            self.looking = false;
+        }
+        !self.looking
     }
 
-    /// When to look next, while looks succeed.
-    pub fn next_look(&self, now: Millis) -> Option<Millis> {
-        self.looking(now).then_some(self.looked_at + LOOK_MS)
+    /// A look failed: pulls take over.
+    pub fn stop_looking(&mut self) {
+        self.looking = false;
+    }
+
+    /// True while the leader looks itself (no pull runs).
+    pub fn looking(&self) -> bool {
+        self.looking
+    }
+
+    /// When to look next, while looking.
+    pub fn next_look(&self) -> Option<Millis> {
+        self.looking.then_some(self.looked_at + LOOK_MS)
     }
 }
 

@@ -58,7 +58,7 @@ impl Controller {
             self.storm.paused_until(),
             self.delivery.next_enter(),
             self.notifier.due().filter(|_| self.role.is_leader()),
-            self.pulls.next_look(now).filter(|_| self.watcher_serves()),
+            self.pulls.next_look().filter(|_| self.watcher_serves()),
         ];
         if let Some(due) = deadlines.into_iter().flatten().min() {
             self.timers.arm(now, due, &mut self.out);

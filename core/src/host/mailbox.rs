@@ -126,12 +126,20 @@ impl Folder for Files<'_> {
 /// `folder`, then answers them (maybe none) with the newest number read.
 /// No mailbox yet is no news. Never blocks past `wait`.
 pub fn pull(folder: &Path, after: u64, wait: Duration) -> io::Result<(u64, Vec<PaneReport>)> {
+    pull_from(folder, &mut Files(folder), after, wait)
+}
+
+/// [`pull`], reading through `files` (the folder at `path`).
+fn pull_from(path: &Path, files: &mut dyn Folder, after: u64, wait: Duration) -> io::Result<(u64, Vec<PaneReport>)> {
     let deadline = Instant::now() + wait;
     let (tx, rx) = channel();
     // Told of every change in the mailbox's folder; polled as well, in
-    // case inotify is not there (or the folder is not yet).
-    let mut watcher = notify::recommended_watcher(move |event| {
-        let _ = tx.send(event);
+    // case inotify is not there (or the folder is not yet). Reads are no
+    // change: the leader's looks and this pull's own would wake it for ever.
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if event.is_ok_and(|e| !matches!(e.kind, notify::EventKind::Access(_))) {
+            let _ = tx.send(());
+        }
     })
     .ok();
     let mut watching = false;
@@ -140,9 +148,9 @@ pub fn pull(folder: &Path, after: u64, wait: Duration) -> io::Result<(u64, Vec<P
             use notify::Watcher;
             watching = watcher
                 .as_mut()
-                .is_some_and(|w| w.watch(folder, notify::RecursiveMode::NonRecursive).is_ok());
+                .is_some_and(|w| w.watch(path, notify::RecursiveMode::NonRecursive).is_ok());
         }
-        match news(&mut Files(folder), after) {
+        match news(files, after) {
             Ok(Some(answer)) => return Ok(answer),
             Ok(None) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -158,7 +166,7 @@ pub fn pull(folder: &Path, after: u64, wait: Duration) -> io::Result<(u64, Vec<P
             Duration::from_millis(20)
         };
         match rx.recv_timeout(tick.min(deadline - now)) {
-            Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+            Ok(()) | Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => std::thread::sleep(tick.min(deadline - now)),
         }
     }
@@ -237,6 +245,39 @@ mod tests {
         std::fs::write(folder.join(INDEX), file_name(9, 1, false)).unwrap();
         std::fs::write(folder.join(HEAD), b"9").unwrap();
         assert!(pull(&folder, 7, Duration::ZERO).is_err());
+    }
+
+    /// A mailbox folder whose reads are counted.
+    struct Counted<'a>(Files<'a>, usize);
+
+    impl Folder for Counted<'_> {
+        fn read(&mut self, name: &str, max: u64) -> io::Result<Vec<u8>> {
+            self.1 += 1;
+            self.0.read(name, max)
+        }
+    }
+
+    #[test]
+    fn a_waiting_pull_is_not_woken_by_reads_its_own_or_the_leaders() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut mailbox = Mailbox::open(dir.path()).unwrap();
+        mailbox.send(report(1, State::Working, Source::Transcript));
+        mailbox.flush();
+        let (seq, _) = pull(dir.path(), 0, Duration::ZERO).unwrap();
+        let reader = dir.path().to_path_buf();
+        let leader = std::thread::spawn(move || {
+            for _ in 0..20 {
+                let _ = crate::mailbox::head(&mut Files(&reader));
+                std::thread::sleep(Duration::from_millis(25));
+            }
+        });
+        let mut counted = Counted(Files(dir.path()), 0);
+        let (same, none) = pull_from(dir.path(), &mut counted, seq, Duration::from_millis(600)).unwrap();
+        leader.join().unwrap();
+        assert!(same == seq && none.is_empty());
+        // One look at the start, one per 250 ms tick, one per look of the
+        // leader's at most (its opens are no change): never a spin.
+        assert!(counted.1 <= 30, "{} reads while nothing changed", counted.1);
     }
 
     #[test]

@@ -498,9 +498,20 @@ fn the_leader_keeps_one_pull_of_the_watchers_mailbox_in_flight_and_only_it() {
     assert!(pulls(&effects).is_empty() && pulls(&follower.timer_at(T0 + 2_000)).is_empty());
 }
 
+/// The test rig's mailbox: `report` posted as change `seq`.
+fn post(rig: &mut Rig, seq: u64, report: &PaneReport) {
+    use crate::mailbox::{file_name, index_text, HEAD, INDEX};
+    let mailbox = rig.screens.mailbox.get_or_insert_with(MemoryFolder::default);
+    let name = file_name(seq, report.pane, false);
+    mailbox.0.insert(name.clone(), serde_json::to_vec(report).unwrap());
+    let names: Vec<String> = mailbox.0.keys().filter(|n| n.ends_with(".json")).cloned().collect();
+    let index = index_text(names.iter().map(String::as_str));
+    mailbox.0.insert(INDEX.into(), index.into_bytes());
+    mailbox.0.insert(HEAD.into(), seq.to_string().into_bytes());
+}
+
 #[test]
-fn the_leader_reads_the_mailbox_itself_where_it_can_and_pulls_only_while_it_cannot() {
-    use crate::mailbox::{file_name, HEAD, INDEX};
+fn a_pull_waits_while_all_is_quiet_and_the_leader_looks_itself_while_news_flow() {
     let mut rig = Rig::new(1, &[]);
     rig.screens.mailbox = Some(MemoryFolder::default());
     rig.send(Event::Tabs(vec![TabView {
@@ -508,33 +519,38 @@ fn the_leader_reads_the_mailbox_itself_where_it_can_and_pulls_only_while_it_cann
         viewed: true,
     }]));
     let first = pulls(&rig.send(Event::Panes(pane_list(&[(1, 0), (5, 1)]))));
-    assert_eq!(first.len(), 1, "no head to read yet: a pull");
-    // The watcher posts: the next look reads it, and the pull is no longer awaited.
-    let working = serde_json::to_vec(&report(1, State::Working, Source::Transcript, T0, None)).unwrap();
-    let mailbox = rig.screens.mailbox.as_mut().unwrap();
-    mailbox.0.insert(file_name(42, 1, false), working);
-    mailbox.0.insert(INDEX.into(), file_name(42, 1, false).into_bytes());
-    mailbox.0.insert(HEAD.into(), b"42".to_vec());
-    rig.timer_at(T0 + 300);
+    assert_eq!(first.len(), 1, "a pull waits for the first news");
+    // The pull brings news: the leader looks next, and pulls nothing.
+    let working = report(1, State::Working, Source::Transcript, T0, None);
+    post(&mut rig, 42, &working);
+    let answer = serde_json::json!({"at": T0, "seq": 42, "panes": [working]}).to_string();
+    assert!(pulls(&rig.send(pull_answer(&first[0].1, 0, &answer))).is_empty());
     assert_eq!(rig.state_of(1), State::Working);
-    assert_eq!(rig.c.pulls.next_look(rig.now), Some(T0 + 300 + pacing::LOOK_MS));
-    let done = report(1, State::Done, Source::Transcript, T0, Some("late"));
-    let late = serde_json::json!({"at": T0, "seq": 41, "panes": [done]}).to_string();
-    assert!(pulls(&rig.send(pull_answer(&first[0].1, 0, &late))).is_empty());
-    assert_eq!(rig.state_of(1), State::Working, "a pull's late answer is dropped");
-    // Looks with nothing new draw nothing and pull nothing.
-    let quiet = rig.timer_at(T0 + 325);
+    assert_eq!(rig.c.pulls.next_look(), Some(T0 + pacing::LOOK_MS));
+    // A look finds the next news.
+    post(&mut rig, 50, &report(2, State::Working, Source::Transcript, T0, None));
+    assert!(pulls(&rig.timer_at(T0 + 25)).is_empty());
+    assert_eq!(rig.state_of(2), State::Working);
+    // Quiet looks draw nothing; after a few, a pull waits from 50.
+    let quiet: Vec<Vec<Effect>> = (1..=pacing::QUIET_LOOKS as u64)
+        .map(|i| rig.timer_at(T0 + 25 + 25 * i))
+        .collect();
     assert!(
-        !quiet.contains(&Effect::Redraw) && pulls(&quiet).is_empty(),
+        quiet.iter().all(|effects| !effects.contains(&Effect::Redraw)),
         "{quiet:?}"
     );
-    // The mailbox cannot be read any more: a second later, pulls take over from 42.
+    let waiting = pulls(quiet.last().unwrap());
+    assert_eq!(waiting.len(), 1);
+    assert!(waiting[0].0.contains(&"50".to_string()), "{:?}", waiting[0].0);
+    assert_eq!(rig.c.pulls.next_look(), None);
+    // News again, then a mailbox the leader cannot read: a pull at once.
+    let done = report(2, State::Done, Source::Transcript, T0, Some("ok"));
+    post(&mut rig, 60, &done);
+    let answer = serde_json::json!({"at": T0, "seq": 60, "panes": [done]}).to_string();
+    rig.now = T0 + 200;
+    assert!(pulls(&rig.send(pull_answer(&waiting[0].1, 0, &answer))).is_empty());
     rig.screens.mailbox.as_mut().unwrap().0.clear();
-    assert!(
-        pulls(&rig.timer_at(T0 + 350)).is_empty(),
-        "a missed look is no reason yet"
-    );
-    let again = pulls(&rig.timer_at(T0 + 1_400));
-    assert_eq!(again.len(), 1);
-    assert!(again[0].0.contains(&"42".to_string()), "{:?}", again[0].0);
+    let fallback = pulls(&rig.timer_at(T0 + 225));
+    assert_eq!(fallback.len(), 1);
+    assert!(fallback[0].0.contains(&"60".to_string()), "{:?}", fallback[0].0);
 }
