@@ -39,28 +39,28 @@ impl Controller {
         self.arm_next_timer(now);
     }
 
-    /// True when a timer firing now would only look in the mailbox: the
-    /// bar need not be drawn again unless the look brings news.
-    pub(super) fn only_a_look_is_due(&self, now: Millis) -> bool {
-        let others = [
-            Some(self.timers.next_tick),
-            self.storm.paused_until(),
-            self.delivery.next_enter(),
-            self.notifier.due().filter(|_| self.role.is_leader()),
-        ];
-        others.into_iter().flatten().all(|due| due > now)
-    }
-
-    /// Arms a timer for the earliest deadline unless one is armed for it.
-    pub(super) fn arm_next_timer(&mut self, now: Millis) {
+    /// The deadlines a timer serves, besides the leader's next look in the
+    /// mailbox: the tick, a storm pause's end, Enters, notifications.
+    fn deadlines_besides_looks(&self) -> impl Iterator<Item = Millis> {
         let deadlines = [
             Some(self.timers.next_tick),
             self.storm.paused_until(),
             self.delivery.next_enter(),
             self.notifier.due().filter(|_| self.role.is_leader()),
-            self.pulls.next_look().filter(|_| self.watcher_serves()),
         ];
-        if let Some(due) = deadlines.into_iter().flatten().min() {
+        deadlines.into_iter().flatten()
+    }
+
+    /// True when a timer firing now would only look in the mailbox: the
+    /// bar need not be drawn again unless the look brings news.
+    pub(super) fn only_a_look_is_due(&self, now: Millis) -> bool {
+        self.deadlines_besides_looks().all(|due| due > now)
+    }
+
+    /// Arms a timer for the earliest deadline unless one is armed for it.
+    pub(super) fn arm_next_timer(&mut self, now: Millis) {
+        let look = self.pulls.next_look().filter(|_| self.watcher_serves());
+        if let Some(due) = self.deadlines_besides_looks().chain(look).min() {
             self.timers.arm(now, due, &mut self.out);
         }
     }

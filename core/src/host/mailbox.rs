@@ -188,6 +188,15 @@ mod tests {
         }
     }
 
+    /// A mailbox in `dir` holding one working report, and its number.
+    fn posted_once(dir: &Path) -> (Mailbox, u64) {
+        let mut mailbox = Mailbox::open(dir).unwrap();
+        mailbox.send(report(1, State::Working, Source::Transcript));
+        mailbox.flush();
+        let (seq, _) = pull(dir, 0, Duration::ZERO).unwrap();
+        (mailbox, seq)
+    }
+
     #[test]
     fn a_pull_gets_each_panes_newest_reports_after_a_number_and_hooks_apart() {
         let dir = tempfile::tempdir().unwrap();
@@ -218,10 +227,7 @@ mod tests {
     #[test]
     fn a_pull_waits_for_the_next_change_and_no_longer_than_asked() {
         let dir = tempfile::tempdir().unwrap();
-        let mut mailbox = Mailbox::open(dir.path()).unwrap();
-        mailbox.send(report(1, State::Working, Source::Transcript));
-        mailbox.flush();
-        let (seq, _) = pull(dir.path(), 0, Duration::ZERO).unwrap();
+        let (mut mailbox, seq) = posted_once(dir.path());
         let started = Instant::now();
         let (same, none) = pull(dir.path(), seq, Duration::from_millis(300)).unwrap();
         assert!(none.is_empty() && same == seq);
@@ -260,10 +266,7 @@ mod tests {
     #[test]
     fn a_waiting_pull_is_not_woken_by_reads_its_own_or_the_leaders() {
         let dir = tempfile::tempdir().unwrap();
-        let mut mailbox = Mailbox::open(dir.path()).unwrap();
-        mailbox.send(report(1, State::Working, Source::Transcript));
-        mailbox.flush();
-        let (seq, _) = pull(dir.path(), 0, Duration::ZERO).unwrap();
+        let (_mailbox, seq) = posted_once(dir.path());
         let reader = dir.path().to_path_buf();
         let leader = std::thread::spawn(move || {
             for _ in 0..20 {
