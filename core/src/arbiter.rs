@@ -123,6 +123,12 @@ impl PaneArbiter {
             Source::Session => &mut self.session,
             Source::Screen => &mut self.screen,
         };
+        if slot
+            .as_ref()
+            .is_some_and(|old| marks_what_is_known(&old.verdict, &verdict))
+        {
+            return None;
+        }
         let since = match slot {
             Some(old) if same_evidence(&old.verdict, &verdict) => old.since,
             _ => at,
@@ -306,6 +312,12 @@ impl PaneArbiter {
     }
 }
 
+/// True when `new` only marks the end of the event `old` already reported
+/// in full (a hook's record read after its report): it adds nothing.
+fn marks_what_is_known(old: &Verdict, new: &Verdict) -> bool {
+    old.key.is_some() && old.key == new.key && new.state == State::Working && new.candidate == Some(State::Done)
+}
+
 /// Same state, candidate and key: not a new observation.
 fn same_evidence(old: &Verdict, new: &Verdict) -> bool {
     old.state == new.state && old.candidate == new.candidate && old.key == new.key
@@ -413,6 +425,28 @@ mod tests {
         };
         let edge = a.observe(after_agent).expect("the hook ends the turn");
         assert!(edge.is_confirmed_done(), "{edge:?}");
+    }
+
+    /// The watcher posts the mark a hook's record leaves (its report may be
+    /// lost); read after the report itself, the mark must not undo it.
+    #[test]
+    fn a_records_mark_never_replaces_the_report_of_the_same_hook_event() {
+        let mut a = PaneArbiter::new();
+        let hook = |state, candidate| Verdict {
+            candidate,
+            key: Some("AfterAgent@30".into()),
+            ..v(state, Source::Hook, 30)
+        };
+        a.observe(keyed(State::Interrupted, "cancel", 25));
+        a.observe(hook(State::Interrupted, None));
+        a.observe(hook(State::Working, Some(State::Done)));
+        assert_eq!(a.hook.as_ref().map(|h| h.verdict.state), Some(State::Interrupted));
+        let next_turn = Verdict {
+            key: Some("BeforeAgent@40".into()),
+            ..v(State::Working, Source::Hook, 40)
+        };
+        a.observe(next_turn);
+        assert_eq!(a.hook.as_ref().map(|h| h.verdict.state), Some(State::Working));
     }
 
     #[test]

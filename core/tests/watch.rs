@@ -268,6 +268,55 @@ fn a_hook_hands_its_report_to_the_running_watcher_instead_of_starting_zellij() {
     );
 }
 
+#[test]
+fn a_gemini_turn_end_whose_hook_report_is_lost_is_marked_by_the_hooks_record() {
+    // A loaded machine lost the `AfterAgent` report of a finished Gemini turn
+    // (the hook had written its record): the bar said working for ever.
+    let mut rig = Rig::new("watch-mark");
+    let agent = Command::new(BIN)
+        .args([
+            "demo-agent",
+            "--kind",
+            "gemini",
+            "--turns",
+            "1",
+            "--script",
+            "done",
+            "--pace",
+            "0.2",
+        ])
+        .env("ZELLIJ_PANE_ID", "5")
+        .env("ZELLIJ_SESSION_NAME", &rig.session)
+        .env("TMPDIR", rig.dir.path())
+        .current_dir(rig.dir.path().join("work"))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    rig.children.push(agent);
+    rig.watch();
+    let hook_verdict = |r: &Rig| {
+        let pushed = r.pushed();
+        let latest = pushed.iter().rev().find(|p| p["pane"] == 5)?;
+        latest["verdicts"]
+            .as_array()?
+            .iter()
+            .find(|v| v["source"] == "hook")
+            .cloned()
+    };
+    rig.until("the answer, a done candidate, without a hook", |r| {
+        let pushed = r.pushed();
+        let latest = pushed.iter().rev().find(|p| p["pane"] == 5);
+        latest.is_some_and(|p| p["verdicts"][0]["candidate"] == "done") && hook_verdict(r).is_none()
+    });
+    let folder = rig.dir.path().join(format!("state/turnstile/bindings/{}", rig.session));
+    let record = json!({"transcript_path": rig.transcript_of(5), "event": "AfterAgent", "at": 1_000});
+    std::fs::write(folder.join("5.json"), record.to_string()).unwrap();
+    rig.until("the record's mark of the turn's end", |r| {
+        hook_verdict(r)
+            .is_some_and(|v| v["state"] == "working" && v["candidate"] == "done" && v["key"] == "AfterAgent@1000")
+    });
+}
+
 /// `turnstile watch --session <session>` with the rig's fake zellij and state.
 fn watcher(rig: &Rig, session: &str) -> Child {
     Command::new(BIN)
@@ -280,8 +329,6 @@ fn watcher(rig: &Rig, session: &str) -> Child {
         .unwrap()
 }
 
-/// Runs `turnstile hook` for `pane` of `session` with `payload`, its own
-/// `zellij` recording that it was started.
 /// What `turnstile pull` answers for `session` now: its mailbox's reports.
 fn mailbox(rig: &Rig, session: &str) -> Vec<Value> {
     let out = Command::new(BIN)
@@ -294,6 +341,8 @@ fn mailbox(rig: &Rig, session: &str) -> Vec<Value> {
     answer["panes"].as_array().cloned().unwrap_or_default()
 }
 
+/// Runs `turnstile hook` for `pane` of `session` with `payload`, its own
+/// `zellij` recording that it was started.
 fn run_hook(rig: &Rig, session: &str, pane: u32, payload: &Value) -> std::process::ExitStatus {
     let spawned = rig.dir.path().join("hook-zellij");
     std::fs::write(

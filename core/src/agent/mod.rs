@@ -111,6 +111,13 @@ pub trait AgentHooks: Sync {
     /// The verdict of a hook event at `now`, given the log as it is then
     /// (read for the events that end a turn).
     fn hook_verdict(&self, event: &HookEvent, now: Millis, log: Option<&TranscriptVerdict>) -> Option<Verdict>;
+    /// What a pane's hook record alone says of the `event` that wrote it at
+    /// `at`, should that event's report be lost on its way (a hook killed
+    /// past its budget): only a mark of the turn's end, for an event whose
+    /// report is never less than that. None by default.
+    fn record_verdict(&self, _event: &str, _at: Millis) -> Option<Verdict> {
+        None
+    }
     /// The settings file `install-hooks` edits: the user's, under the home
     /// the environment `var` names, or the project's in `project`; an error
     /// says why there is none.

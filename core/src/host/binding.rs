@@ -74,7 +74,9 @@ impl HookRecord {
             at: now,
         };
         if let Ok(json) = serde_json::to_vec(&record) {
-            let _ = super::files::write_atomic(&path, &json, 0o600);
+            // Not flushed to disk: it lives as long as the zellij session, and
+            // the hook must not wait on a busy disk.
+            let _ = super::files::replace(&path, &json, 0o600);
         }
     }
 

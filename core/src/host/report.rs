@@ -4,14 +4,14 @@
 //! `wait`); one pane's report from sources classified cold from the tail or
 //! incrementally (`watch`).
 
-use super::binding::{self, Binding};
+use super::binding::{self, Binding, HookRecord};
 use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use super::files;
 use crate::agent::{AgentKind, SessionStatus};
 use crate::protocol::{capped_answer, HostReport, PaneReport};
 use crate::transcript::TranscriptVerdict;
-use crate::Millis;
+use crate::{Millis, Verdict};
 use anyhow::{bail, Context, Result};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -36,20 +36,25 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
     panes.sort_unstable();
     panes.dedup();
     let jobs = panes.into_iter().map(|pane| match agents.get(&pane) {
-        Some(agent) => Job::Agent(agent.clone(), bindings.remove(&pane).and_then(Binding::into_path)),
+        Some(agent) => Job::Agent(
+            agent.clone(),
+            bindings.remove(&pane).and_then(Binding::into_path),
+            record_mark(&session, agent),
+        ),
         None => Job::Plain(pane),
     });
+    let jobs: Vec<Job> = jobs.collect();
     Ok(HostReport {
         session: Some(session),
         at,
-        panes: read_all(jobs.collect(), at, Instant::now() + READ_BUDGET),
+        panes: read_all(jobs, at, Instant::now() + READ_BUDGET),
         seq: None,
     })
 }
 
 /// One pane of a `status` run.
 enum Job {
-    Agent(AgentProcess, Option<PathBuf>),
+    Agent(AgentProcess, Option<PathBuf>, Option<Verdict>),
     Plain(u32),
 }
 
@@ -65,7 +70,7 @@ fn read_all(jobs: Vec<Job>, at: Millis, deadline: Instant) -> Vec<PaneReport> {
                 pane,
                 ..PaneReport::default()
             })),
-            Job::Agent(agent, transcript) => {
+            Job::Agent(agent, transcript, mark) => {
                 // A pane whose thread cannot start stays unread.
                 reports.push(None);
                 late.push((index, agent.clone()));
@@ -73,7 +78,7 @@ fn read_all(jobs: Vec<Job>, at: Millis, deadline: Instant) -> Vec<PaneReport> {
                 let _ = std::thread::Builder::new()
                     .name(format!("turnstile-pane-{}", agent.pane))
                     .spawn(move || {
-                        let _ = tx.send((index, pane_report(&agent, transcript, at)));
+                        let _ = tx.send((index, pane_report(&agent, transcript, mark, at)));
                     });
             }
         }
@@ -142,25 +147,35 @@ fn unread(agent: &AgentProcess, at: Millis) -> PaneReport {
 }
 
 /// One pane's report, reading its sources now.
-pub fn pane_report(agent: &AgentProcess, transcript: Option<PathBuf>, at: Millis) -> PaneReport {
+fn pane_report(agent: &AgentProcess, transcript: Option<PathBuf>, mark: Option<Verdict>, at: Millis) -> PaneReport {
     let status = agent.status();
     let verdict = transcript
         .as_deref()
         .and_then(|p| classify_file(p, agent.kind, false).ok());
-    assemble(agent, status, transcript.as_deref(), verdict, at)
+    assemble(agent, status, transcript.as_deref(), verdict, mark, at)
 }
 
-/// One pane's report from its agent, session status and transcript verdict
-/// (shared by `status`, which classifies cold, and `watch`, incrementally).
+/// The mark of a turn's end that the pane's hook record leaves, for an
+/// agent whose turn-end report may be lost on its way
+/// ([`crate::agent::AgentHooks::record_verdict`]).
+pub fn record_mark(session: &str, agent: &AgentProcess) -> Option<Verdict> {
+    let record = HookRecord::read(session, agent.pane)?;
+    agent.kind.hooks().record_verdict(&record.event, record.at)
+}
+
+/// One pane's report from its agent, session status, transcript verdict
+/// and hook record's mark (shared by `status`, which classifies cold, and `watch`, incrementally).
 pub fn assemble(
     agent: &AgentProcess,
     status: Option<SessionStatus>,
     transcript: Option<&Path>,
     verdict: Option<TranscriptVerdict>,
+    mark: Option<Verdict>,
     at: Millis,
 ) -> PaneReport {
     let mut verdicts: Vec<_> = verdict.iter().map(|v| v.to_verdict(at)).collect();
     verdicts.extend(status.as_ref().and_then(|s| s.to_verdict(at)));
+    verdicts.extend(mark);
     let session_id = status
         .and_then(|s| s.session_id)
         .or_else(|| verdict.as_ref().and_then(|v| v.session_id.clone()));

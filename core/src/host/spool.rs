@@ -88,7 +88,9 @@ pub fn hand_over(session: &str, report: &PaneReport) -> bool {
     };
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let path = dir.join(format!("{}-{nanos}-{}.{EXTENSION}", report.pane, std::process::id()));
-    files::write_atomic(&path, &json, 0o600).is_ok()
+    // Never flushed to disk: the watcher takes it within milliseconds, and an
+    // fsync on a busy disk can stall for seconds, past the hook's budget.
+    files::replace(&path, &json, 0o600).is_ok()
 }
 
 /// True for a handed-over report's file.

@@ -429,7 +429,8 @@ impl Session {
     fn report(&self, pane: u32, agent: &AgentProcess, now: u64) -> PaneReport {
         let path = self.transcripts.get(&pane);
         let verdict = path.and_then(|p| self.tracked.get(p)).map(|t| t.classifier.verdict());
-        report::assemble(agent, agent.status(), path.map(PathBuf::as_path), verdict, now)
+        let mark = report::record_mark(&self.name, agent);
+        report::assemble(agent, agent.status(), path.map(PathBuf::as_path), verdict, mark, now)
     }
 }
 

@@ -32,6 +32,14 @@ impl AgentHooks for GeminiCli {
         }
         event.verdict(now)
     }
+    /// `AfterAgent` fires on every turn end: its record marks the end (the
+    /// chat log's answer confirms it; its cancel or error is a turn end
+    /// itself).
+    fn record_verdict(&self, event: &str, at: Millis) -> Option<Verdict> {
+        let mut mark = self.ends_a_turn(event).then(|| turn_end(at, None))?;
+        mark.reason = "AfterAgent hook ran (its record says so; its report is not in)".into();
+        Some(mark)
+    }
     /// `~/.gemini/settings.json`, or the project's `.gemini/settings.json`.
     fn hooks_file(&self, var: &dyn Fn(&str) -> Option<String>, project: Option<&Path>) -> Result<PathBuf, String> {
         if let Some(dir) = project {
