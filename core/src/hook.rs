@@ -36,6 +36,13 @@ pub struct HookEvent {
     /// Gemini CLI's `AfterAgent`: the turn's answer (also sent on cancel and error).
     #[serde(default)]
     pub prompt_response: Option<String>,
+    /// `UserPromptSubmit`: the prompt (Qwen Code sends an empty one when a
+    /// turn goes on after a tool round).
+    #[serde(default)]
+    pub prompt: Option<String>,
+    /// `PostToolUseFailure` (Qwen Code): the tool was interrupted.
+    #[serde(default)]
+    pub is_interrupt: Option<bool>,
     /// `Stop` (recent releases): background tasks still running.
     #[serde(default)]
     pub background_tasks: Option<Vec<Value>>,

@@ -1,5 +1,5 @@
-//! Replays every real recording in `tests/fixtures/claude-code` and
-//! `tests/fixtures/codex`: every transcript (or rollout) prefix (line
+//! Replays every real recording in `tests/fixtures/{claude-code,codex,
+//! gemini,qwen}`: every transcript (or rollout) prefix (line
 //! boundaries and cuts inside lines) and every screen frame (with its
 //! terminal title, for Codex). Nothing may say `done` before the turn had
 //! finished, and the incremental and cold classifiers must agree on every
@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use turnstile_core::agent::claude::transcript::{classify_tail, TailOptions};
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
 use turnstile_core::agent::gemini::chat::classify_chat;
+use turnstile_core::agent::qwen::chat::classify_chat_tail;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::transcript::TranscriptVerdict;
 use turnstile_core::{ansi, State};
@@ -36,6 +37,7 @@ fn corpus() -> Vec<(PathBuf, AgentKind)> {
     claude
         .chain(recordings("codex").into_iter().map(|d| (d, AgentKind::Codex)))
         .chain(recordings("gemini").into_iter().map(|d| (d, AgentKind::Gemini)))
+        .chain(recordings("qwen").into_iter().map(|d| (d, AgentKind::Qwen)))
         .collect()
 }
 
@@ -95,6 +97,7 @@ fn cold(prefix: &[u8], kind: AgentKind) -> TranscriptVerdict {
     match kind {
         AgentKind::Codex => return classify_rollout_tail(&mut bytes).expect("in-memory read").verdict(),
         AgentKind::Gemini => return classify_chat(&mut bytes).expect("in-memory read").verdict(),
+        AgentKind::Qwen => return classify_chat_tail(&mut bytes).expect("in-memory read").verdict(),
         AgentKind::Claude => {}
     }
     let options = TailOptions {
@@ -152,15 +155,16 @@ fn every_finished_turn_yields_its_recorded_answer() {
             // need its confirming line.
             let end = match kind {
                 AgentKind::Claude => turn["confirm_offset"].as_u64(),
-                AgentKind::Codex | AgentKind::Gemini => turn["outcome_offset"].as_u64(),
+                AgentKind::Codex | AgentKind::Gemini | AgentKind::Qwen => turn["outcome_offset"].as_u64(),
             };
             let (Some(answer), Some(end)) = (turn["answer"].as_str(), end) else {
                 continue;
             };
             let v = cold(&data[..end as usize], kind);
-            // Gemini's log alone holds a candidate: the hook or the screen confirms it.
+            // Gemini's and Qwen's logs alone hold a candidate: the hook or
+            // the screen confirms it.
             let said = match kind {
-                AgentKind::Gemini => v.candidate.unwrap_or(v.state),
+                AgentKind::Gemini | AgentKind::Qwen => v.candidate.unwrap_or(v.state),
                 _ => v.state,
             };
             assert_eq!(said, State::Done, "{}: {}", dir.display(), v.reason);

@@ -148,3 +148,51 @@ def prepare_gemini_home(home, work, hooks, allow_sleep=False):
 def gemini_ready(screen):
     """Gemini CLI drew its input box."""
     return "Type your message" in screen
+
+
+def qwen_command():
+    """argv that starts the pinned Qwen Code on node (installed and cached on first use)."""
+    path = os.environ.get("TURNSTILE_QWEN") or subprocess.check_output(
+        [os.path.join(ROOT, "scripts", "ensure-qwen")], text=True).strip()
+    return ["node", path]
+
+
+def qwen_env(api):
+    """The environment of an offline Qwen Code talking to `api` (Chat Completions)."""
+    return {"OPENAI_API_KEY": "fake-key", "OPENAI_BASE_URL": api.url, "OPENAI_MODEL": "fake-model"}
+
+
+def qwen_argv(api):
+    """A pane command: Qwen Code against the fake Chat Completions API (its
+    home is the sandbox's `~/.qwen`, prepared by `prepare_qwen_home`)."""
+    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "-u", "CI", "-u", "CONTINUOUS_INTEGRATION", "TERM_PROGRAM="]
+    return env + [f"{k}={v}" for k, v in qwen_env(api).items()] + qwen_command()
+
+
+def qwen_settings(hooks=None):
+    """Qwen Code's settings: the OpenAI-compatible provider, a pinned model,
+    no update check or telemetry, approvals asked (its default, `auto`, asks
+    the model itself), `sleep` allowed unasked."""
+    settings = {"security": {"auth": {"selectedType": "openai"}}, "model": {"name": "fake-model"},
+                "general": {"enableAutoUpdate": False}, "privacy": {"usageStatisticsEnabled": False},
+                "telemetry": {"enabled": False}, "tools": {"approvalMode": "default"},
+                "permissions": {"allow": ["Bash(sleep *)"]}}
+    if hooks:
+        settings["hooks"] = hooks
+    return settings
+
+
+def prepare_qwen_home(home, work, hooks):
+    """Qwen Code's settings in a sandbox HOME; our hooks if asked."""
+    qwen = os.path.join(home, ".qwen")
+    os.makedirs(qwen, exist_ok=True)
+    with open(os.path.join(qwen, "settings.json"), "w") as f:
+        json.dump(qwen_settings(), f)
+    if hooks:
+        subprocess.run([turnstile_bin(), "install-hooks", "--agent", "qwen"], env={**os.environ, "HOME": home},
+                       check=True, capture_output=True)
+
+
+def qwen_ready(screen):
+    """Qwen Code drew its input box."""
+    return "Type your message" in screen

@@ -19,7 +19,9 @@ import argparse, glob, json, os, subprocess, sys, tempfile, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from agents import codex_command, codex_ready, gemini_command, gemini_ready  # noqa: E402
+from agents import (codex_command, codex_ready, gemini_command, gemini_ready, qwen_command, qwen_env,  # noqa: E402
+                    qwen_ready, qwen_settings)
+from fake_chat import FakeChat  # noqa: E402
 from fake_gemini import FakeGemini  # noqa: E402
 from fake_openai import FakeOpenAI  # noqa: E402
 from harness import ROOT, remove_sandbox, wait_for  # noqa: E402
@@ -177,7 +179,73 @@ class Gemini:
         pass
 
 
-AGENTS = {"codex": Codex(), "gemini": Gemini()}
+class Qwen:
+    """Qwen Code: its settings, its chat log (Claude-shaped records), its hooks."""
+    name, fake, dialog = "qwen", FakeChat, "Allow execution of"
+    hook_events = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+                   "PermissionRequest", "Notification", "Stop", "StopFailure", "SessionEnd")
+
+    def prepare(self, rec):
+        home = os.path.join(rec.home, ".qwen")
+        os.makedirs(home)
+        hook = [{"matcher": "*", "hooks": [{"type": "command", "command": hook_logger(rec)}]}]
+        with open(os.path.join(home, "settings.json"), "w") as f:
+            json.dump(qwen_settings({e: hook for e in self.hook_events}), f)
+
+    def command(self, rec):
+        return qwen_command(), qwen_env(rec.api)
+
+    def transcript(self, rec):
+        return [p for p in glob.glob(os.path.join(rec.home, ".qwen", "projects", "*", "chats", "*.jsonl"))]
+
+    def ready(self, screen):
+        return qwen_ready(screen)
+
+    def busy(self, screen, title):
+        return "esc to cancel" in screen or title.lstrip()[:1] in ("◐", "✳")
+
+    def turns(self, data):
+        """[(start line, outcome line or None, outcome, answer)]: a user record with text starts
+        a turn; a cancelled tool result ends it interrupted, an `api_error` telemetry line
+        failed; else its last assistant record without a function call is the answer (no
+        turn-end record follows it)."""
+        records = [(a, b, o) for a, b, o in read_lines(data) if o]
+        def parts(o):
+            return ((o.get("message") or {}).get("parts")) or []
+        prompts = [i for i, (_, _, o) in enumerate(records) if o.get("type") == "user"
+                   and any(isinstance(p.get("text"), str) for p in parts(o))]
+        out = []
+        for n, i in enumerate(prompts):
+            nxt = prompts[n + 1] if n + 1 < len(prompts) else len(records)
+            turn = records[i + 1:nxt]
+            start = records[i][:2]
+            def event(o):
+                return ((o.get("systemPayload") or {}).get("uiEvent") or {}).get("event.name", "")
+            cancelled = next((r for r in turn if r[2].get("type") == "tool_result" and
+                              ((r[2].get("toolCallResult") or {}).get("status") == "cancelled")), None)
+            error = next((r for r in turn if r[2].get("type") == "system" and "api_error" in event(r[2])), None)
+            answers = [r for r in turn if r[2].get("type") == "assistant" and parts(r[2])
+                       and not any("functionCall" in p for p in parts(r[2]))]
+            if cancelled is not None:
+                out.append((start, cancelled[:2], "interrupted", None))
+            elif answers:
+                text = "".join(p.get("text", "") for p in parts(answers[-1][2]) if not p.get("thought"))
+                out.append((start, answers[-1][:2], "done", text))
+            elif error is not None:
+                out.append((start, error[:2], "failed", None))
+            else:
+                out.append((start, None, "working", None))
+        return out
+
+    def version(self):
+        out = subprocess.run(qwen_command() + ["--version"], capture_output=True, text=True).stdout
+        return out.strip().split()[-1] if out.strip() else "unknown"
+
+    def close(self, rec):
+        pass
+
+
+AGENTS = {"codex": Codex(), "gemini": Gemini(), "qwen": Qwen()}
 
 
 class Recorder:
@@ -285,9 +353,9 @@ def tool(r):
 
 
 def perm(r):
-    r.prompt("perm:" if r.agent.name == "codex" else "tool:3")
+    r.prompt("perm:" if r.agent.name in ("codex", "qwen") else "tool:3")
     approve(r)
-    r.until_answered("perm:" if r.agent.name == "codex" else "tool:3")
+    r.until_answered("perm:" if r.agent.name in ("codex", "qwen") else "tool:3")
 
 
 def interrupt(r):
@@ -304,6 +372,18 @@ def interrupt(r):
 
 def fail(r):
     failure = "fail:500" if r.agent.name == "codex" else "fail:400"
+    if r.agent.name == "qwen":
+        r.prompt(failure)
+        wait_for("the failure", lambda: r.api.finished(failure), timeout=30)
+        time.sleep(3)
+        r.prompt("fail:500")  # retried for ever: Escape ends it
+        time.sleep(6)
+        r.key("Escape")
+        time.sleep(3)
+        r.key("C-u")  # Escape puts the prompt back into the input box
+        r.prompt("echo:after the failure")
+        r.until_answered("echo:after the failure")
+        return
     r.prompt(failure)
     wait_for("the failure", lambda: r.api.finished(failure), timeout=30)
     time.sleep(3)

@@ -2,11 +2,12 @@
 //! its process, read its screen and title, and classify its transcript;
 //! everything downstream (verdicts, the arbiter, routing, the bar) is the
 //! same for every kind. Each kind is one folder ([`claude`], [`codex`],
-//! [`gemini`]) implementing [`Agent`]; [`AgentKind::agent`] lists them.
+//! [`gemini`], [`qwen`]) implementing [`Agent`]; [`AgentKind::agent`] lists them.
 
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod qwen;
 
 /// What a session status file says (Claude Code keeps one per process;
 /// a kind that keeps one reads it into this).
@@ -85,6 +86,11 @@ pub trait AgentLog: Sync {
     fn holds_its_log_open(&self) -> bool {
         true
     }
+    /// True when its status file is written by the innermost of the agent's
+    /// processes in a pane (it relaunches itself), not the first.
+    fn status_from_the_innermost_process(&self) -> bool {
+        false
+    }
     /// The folders the watcher watches for its status file and logs.
     fn watched_folders(&self, home: &Path, cwd: Option<&Path>, now: Millis) -> Vec<PathBuf> {
         cwd.map(|cwd| self.log_folders(home, cwd, now)).unwrap_or_default()
@@ -117,6 +123,11 @@ pub trait AgentHooks: Sync {
     /// report is never less than that. None by default.
     fn record_verdict(&self, _event: &str, _at: Millis) -> Option<Verdict> {
         None
+    }
+    /// The entry `install-hooks` adds to an event's list of groups, running
+    /// `command` (Claude Code's shape: a 5 s timeout, no matcher).
+    fn hook_entry(&self, command: &str) -> serde_json::Value {
+        serde_json::json!({"hooks": [{"type": "command", "command": command, "timeout": 5}]})
     }
     /// The settings file `install-hooks` edits: the user's, under the home
     /// the environment `var` names, or the project's in `project`; an error
@@ -151,11 +162,13 @@ pub enum AgentKind {
     Codex,
     /// Google's Gemini CLI.
     Gemini,
+    /// Alibaba's Qwen Code.
+    Qwen,
 }
 
 impl AgentKind {
     /// Every kind, the most specific recognition first (the default last).
-    pub const ALL: [AgentKind; 3] = [AgentKind::Codex, AgentKind::Gemini, AgentKind::Claude];
+    pub const ALL: [AgentKind; 4] = [AgentKind::Codex, AgentKind::Gemini, AgentKind::Qwen, AgentKind::Claude];
 
     /// The registry: what is true of this kind.
     pub fn agent(self) -> &'static dyn Agent {
@@ -163,6 +176,7 @@ impl AgentKind {
             AgentKind::Claude => &claude::ClaudeCode,
             AgentKind::Codex => &codex::CodexCli,
             AgentKind::Gemini => &gemini::GeminiCli,
+            AgentKind::Qwen => &qwen::QwenCode,
         }
     }
 
@@ -172,6 +186,7 @@ impl AgentKind {
             AgentKind::Claude => &claude::ClaudeCode,
             AgentKind::Codex => &codex::CodexCli,
             AgentKind::Gemini => &gemini::GeminiCli,
+            AgentKind::Qwen => &qwen::QwenCode,
         }
     }
 
@@ -181,6 +196,7 @@ impl AgentKind {
             AgentKind::Claude => &claude::ClaudeCode,
             AgentKind::Codex => &codex::CodexCli,
             AgentKind::Gemini => &gemini::GeminiCli,
+            AgentKind::Qwen => &qwen::QwenCode,
         }
     }
 
@@ -191,6 +207,7 @@ impl AgentKind {
             AgentKind::Claude => &claude::ClaudeCode,
             AgentKind::Codex => &codex::CodexCli,
             AgentKind::Gemini => &gemini::GeminiCli,
+            AgentKind::Qwen => &qwen::QwenCode,
         }
     }
 

@@ -61,7 +61,9 @@ impl AgentProcess {
     }
 }
 
-/// One agent process per pane: the oldest (lowest pid) agent in that pane.
+/// One agent process per pane: the oldest (lowest pid) agent in that pane,
+/// or the newest for a kind whose innermost process writes its status
+/// file ([`crate::agent::AgentLog::status_from_the_innermost_process`]).
 pub fn find_agents(session: &str) -> BTreeMap<u32, AgentProcess> {
     let mut found: BTreeMap<u32, AgentProcess> = BTreeMap::new();
     let Ok(entries) = fs::read_dir("/proc") else {
@@ -72,7 +74,10 @@ pub fn find_agents(session: &str) -> BTreeMap<u32, AgentProcess> {
             continue;
         };
         if let Some(agent) = agent_process(pid, session) {
-            let keep_old = found.get(&agent.pane).is_some_and(|old| old.pid < pid);
+            let keep_old = found.get(&agent.pane).is_some_and(|old| {
+                let innermost = old.kind == agent.kind && old.kind.log().status_from_the_innermost_process();
+                (old.pid < pid) != innermost
+            });
             if !keep_old {
                 found.insert(agent.pane, agent);
             }

@@ -124,7 +124,7 @@ pub fn install(options: &InstallOptions) -> Result<String> {
     let changed = if options.uninstall {
         remove_hooks(&mut settings)
     } else {
-        add_hooks(&mut settings, &command, &events)
+        add_hooks(&mut settings, &options.agent.hooks().hook_entry(&command), &events)
     }
     .map_err(|odd| anyhow::anyhow!("{}: {odd}; not touching it", edit.target.display()))?;
     let text = serde_json::to_string_pretty(&settings)? + "\n";
@@ -257,7 +257,7 @@ fn odd_shape(what: &str, found: &Value) -> String {
 /// Adds turnstile's hook to every event that lacks it. `Ok(true)` when
 /// something was added; an error naming the odd part when `hooks` or an
 /// event's entry has a shape the agent would not read (nothing is changed).
-fn add_hooks(settings: &mut Value, command: &str, events: &[&str]) -> Result<bool, String> {
+fn add_hooks(settings: &mut Value, entry: &Value, events: &[&str]) -> Result<bool, String> {
     let Some(root) = settings.as_object_mut() else {
         return Err(odd_shape("the settings", settings));
     };
@@ -281,14 +281,7 @@ fn add_hooks(settings: &mut Value, command: &str, events: &[&str]) -> Result<boo
             .flatten()
             .any(is_ours);
         if !present {
-            let mut group = json!({"hooks": [{"type": "command", "command": command, "timeout": 5}]});
-            if command.ends_with("--agent gemini") {
-                // Gemini CLI wants a matcher on every group, and counts its
-                // timeouts in milliseconds (5 would kill the hook at once).
-                group["matcher"] = json!("*");
-                group["hooks"][0]["timeout"] = json!(5_000);
-            }
-            groups.push(group);
+            groups.push(entry.clone());
             changed = true;
         }
     }
@@ -341,12 +334,22 @@ mod tests {
     use super::*;
     use crate::agent::claude::hooks::EVENTS;
 
+    fn claude_entry(command: &str) -> Value {
+        AgentKind::Claude.hooks().hook_entry(command)
+    }
+
     #[test]
     fn adding_twice_changes_once_and_keeps_user_hooks() {
         let mut s =
             json!({"model": "x", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}});
-        assert_eq!(add_hooks(&mut s, "/bin/turnstile hook", EVENTS), Ok(true));
-        assert_eq!(add_hooks(&mut s, "/bin/turnstile hook", EVENTS), Ok(false));
+        assert_eq!(
+            add_hooks(&mut s, &claude_entry("/bin/turnstile hook"), EVENTS),
+            Ok(true)
+        );
+        assert_eq!(
+            add_hooks(&mut s, &claude_entry("/bin/turnstile hook"), EVENTS),
+            Ok(false)
+        );
         let stop = s["hooks"]["Stop"].as_array().unwrap();
         assert_eq!(stop.len(), 2);
         assert_eq!(stop[0]["hooks"][0]["command"], "notify-send done");
@@ -359,7 +362,7 @@ mod tests {
     #[test]
     fn removing_the_last_hook_drops_the_hooks_key() {
         let mut s = json!({});
-        add_hooks(&mut s, "'/my dir/turnstile' hook", EVENTS).unwrap();
+        add_hooks(&mut s, &claude_entry("'/my dir/turnstile' hook"), EVENTS).unwrap();
         assert_eq!(remove_hooks(&mut s), Ok(true));
         assert_eq!(s, json!({}));
     }
@@ -385,7 +388,7 @@ mod tests {
             "PreToolUse": [],
             "Stop": [{"hooks": [{"type": "command", "command": "/opt/tools/my-turnstile hook"}]}],
         }});
-        add_hooks(&mut s, "/bin/turnstile hook", EVENTS).unwrap();
+        add_hooks(&mut s, &claude_entry("/bin/turnstile hook"), EVENTS).unwrap();
         assert_eq!(remove_hooks(&mut s), Ok(true));
         assert_eq!(
             s,
@@ -400,17 +403,17 @@ mod tests {
     fn an_edited_entry_is_not_installed_twice() {
         let mut s =
             json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/bin/turnstile hook 2>>log"}]}]}});
-        add_hooks(&mut s, "/bin/turnstile hook", &["Stop"]).unwrap();
+        add_hooks(&mut s, &claude_entry("/bin/turnstile hook"), &["Stop"]).unwrap();
         assert_eq!(s["hooks"]["Stop"].as_array().unwrap().len(), 1);
     }
 
     #[test]
     fn odd_shapes_are_named_never_taken_for_installed() {
         let mut s = json!({"hooks": []});
-        let err = add_hooks(&mut s, "/bin/turnstile hook", EVENTS).unwrap_err();
+        let err = add_hooks(&mut s, &claude_entry("/bin/turnstile hook"), EVENTS).unwrap_err();
         assert!(err.contains("`hooks` is a list"), "{err}");
         let mut s = json!({"hooks": {"Stop": {"command": "x"}}});
-        let err = add_hooks(&mut s, "/bin/turnstile hook", EVENTS).unwrap_err();
+        let err = add_hooks(&mut s, &claude_entry("/bin/turnstile hook"), EVENTS).unwrap_err();
         assert!(err.contains("`hooks.Stop` is an object"), "{err}");
         assert_eq!(s, json!({"hooks": {"Stop": {"command": "x"}}}), "nothing changed");
         assert!(remove_hooks(&mut json!({"hooks": 3})).is_err());

@@ -40,6 +40,11 @@ impl AgentHooks for GeminiCli {
         mark.reason = "AfterAgent hook ran (its record says so; its report is not in)".into();
         Some(mark)
     }
+    /// Gemini CLI wants a matcher on every group, and counts its timeouts
+    /// in milliseconds (5 would kill the hook at once).
+    fn hook_entry(&self, command: &str) -> serde_json::Value {
+        serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 5_000}]})
+    }
     /// `~/.gemini/settings.json`, or the project's `.gemini/settings.json`.
     fn hooks_file(&self, var: &dyn Fn(&str) -> Option<String>, project: Option<&Path>) -> Result<PathBuf, String> {
         if let Some(dir) = project {

@@ -1,0 +1,383 @@
+//! Qwen Code's chat log (`~/.qwen/projects/<project>/chats/<session>.jsonl`):
+//! the authoritative source of a Qwen turn, append-only, Claude-shaped.
+//!
+//! Records `{uuid, sessionId, timestamp, type, …}`: `user` (a prompt:
+//! `message.parts[{text}]`), `assistant` (`message.parts`: `text`, and
+//! `functionCall` for a tool round: its preamble and its calls are one
+//! record, written before the tools run), `tool_result` (its
+//! `toolCallResult.status`: success, error, cancelled) and `system` lines
+//! (`ui_telemetry`: `qwen-code.api_error` with its `status_code`).
+//!
+//! No record ends a turn. An `assistant` record without a function call is
+//! the answer: written once the model's response has ended, it is still
+//! only a done *candidate* (the `Stop` hook, a quiet screen or the session
+//! going idle confirms it), since nothing in the log says the agent will
+//! not go on. A cancelled tool result is an Escape (interrupted). An HTTP
+//! error shows only as telemetry: a 4xx fails the turn at once, a 5xx is
+//! retried (working; an Escape then leaves no trace in the log: the hooks'
+//! `idle_prompt` or the screen tells). Approval waits leave nothing either.
+//! The cold path reads a bounded tail; both paths agree on every prefix of
+//! a log smaller than that tail.
+
+use crate::transcript::lines::{LineBuffer, Piece, MAX_LINE_BYTES};
+use crate::transcript::TranscriptVerdict;
+use crate::verdict::State;
+use serde::Deserialize;
+use serde_json::Value;
+use std::io::{self, Read, Seek, SeekFrom};
+
+/// The cold path reads at most this much of the log's end.
+pub const TAIL_BYTES: u64 = 16 << 20;
+const CHUNK: usize = 64 << 10;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Record {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    subtype: Option<String>,
+    #[serde(default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    timestamp: Option<String>,
+    #[serde(default)]
+    message: Option<Value>,
+    #[serde(default)]
+    tool_call_result: Option<Value>,
+    #[serde(default)]
+    system_payload: Option<Value>,
+}
+
+/// What one record means for the turn.
+#[derive(Debug, Clone, PartialEq)]
+enum Event {
+    Prompt,
+    ToolRound(usize),
+    Answer(String),
+    ToolResult { cancelled: bool },
+    ApiError { status: u64, message: String },
+    Other,
+}
+
+fn parts(record: &Record) -> &[Value] {
+    record
+        .message
+        .as_ref()
+        .and_then(|m| m.get("parts"))
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+fn event_of(record: &Record) -> Event {
+    let parts = parts(record);
+    let texts = || {
+        parts
+            .iter()
+            .filter(|p| !p.get("thought").and_then(Value::as_bool).unwrap_or(false))
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<String>()
+    };
+    match record.kind.as_str() {
+        "user" if parts.iter().any(|p| p.get("text").is_some()) => Event::Prompt,
+        "assistant" => match parts.iter().filter(|p| p.get("functionCall").is_some()).count() {
+            0 if parts.is_empty() => Event::Other,
+            0 => Event::Answer(texts()),
+            calls => Event::ToolRound(calls),
+        },
+        "tool_result" => {
+            let status = record
+                .tool_call_result
+                .as_ref()
+                .and_then(|r| r.get("status"))
+                .and_then(Value::as_str);
+            Event::ToolResult {
+                cancelled: status == Some("cancelled"),
+            }
+        }
+        "system" if record.subtype.as_deref() == Some("ui_telemetry") => telemetry(record),
+        _ => Event::Other,
+    }
+}
+
+/// An `api_error` telemetry line: its HTTP status and message.
+fn telemetry(record: &Record) -> Event {
+    let Some(ui) = record.system_payload.as_ref().and_then(|p| p.get("uiEvent")) else {
+        return Event::Other;
+    };
+    if ui.get("event.name").and_then(Value::as_str) != Some("qwen-code.api_error") {
+        return Event::Other;
+    }
+    let status = ui.get("status_code").and_then(Value::as_u64).unwrap_or(0);
+    let message = ui
+        .get("error")
+        .and_then(Value::as_str)
+        .unwrap_or("API error")
+        .chars()
+        .take(200)
+        .collect();
+    Event::ApiError { status, message }
+}
+
+/// True for lines that can matter (a cheap filter before parsing).
+fn may_matter(bytes: &[u8]) -> bool {
+    const KEYS: [&[u8]; 4] = [b"\"user\"", b"\"assistant\"", b"\"tool_result\"", b"api_error"];
+    KEYS.iter().any(|k| memchr::memmem::find(bytes, k).is_some())
+}
+
+/// Incremental classifier of one chat log.
+#[derive(Debug, Clone, Default)]
+pub struct QwenChatClassifier {
+    lines: LineBuffer,
+    session_id: Option<String>,
+    state: Option<State>,
+    candidate: bool,
+    answer: Option<String>,
+    reason: String,
+    pending: usize,
+    decided_offset: Option<u64>,
+    decided_at: Option<String>,
+    invalid_lines: u64,
+}
+
+impl QwenChatClassifier {
+    /// A classifier that starts at `offset`, a line start.
+    pub fn starting_at(offset: u64) -> Self {
+        QwenChatClassifier {
+            lines: LineBuffer::starting_at(offset),
+            ..QwenChatClassifier::default()
+        }
+    }
+
+    /// Bytes consumed so far as complete lines.
+    pub fn offset(&self) -> u64 {
+        self.lines.offset()
+    }
+
+    /// Bytes of a half-written last line being held.
+    pub fn pending_bytes(&self) -> usize {
+        self.lines.pending_bytes()
+    }
+
+    /// Feeds bytes appended to the file. Only complete lines count.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.feed(bytes, MAX_LINE_BYTES, |piece, end| match piece {
+            Piece::Line(line) => self.apply(line, end),
+            Piece::TooLong(_) => self.invalid_lines += 1,
+        });
+        self.lines = lines;
+    }
+
+    fn apply(&mut self, bytes: &[u8], end: u64) {
+        let trimmed = bytes.trim_ascii();
+        if trimmed.is_empty() || !may_matter(trimmed) {
+            return;
+        }
+        let Ok(record) = serde_json::from_slice::<Record>(trimmed) else {
+            self.invalid_lines += 1;
+            return;
+        };
+        if let Some(id) = &record.session_id {
+            self.session_id = Some(id.clone());
+        }
+        let running = self.state == Some(State::Working) && !self.candidate;
+        let (state, candidate, reason) = match event_of(&record) {
+            Event::Other => return,
+            Event::Prompt => {
+                self.pending = 0;
+                self.answer = None;
+                (State::Working, false, "a prompt: a turn runs".to_owned())
+            }
+            Event::ToolRound(calls) => {
+                self.pending += calls;
+                self.answer = None;
+                (
+                    State::Working,
+                    false,
+                    format!("{calls} tool call(s) with their preamble"),
+                )
+            }
+            Event::ToolResult { cancelled: true } => {
+                self.pending = 0;
+                (
+                    State::Interrupted,
+                    false,
+                    "a tool call was cancelled (Escape)".to_owned(),
+                )
+            }
+            Event::ToolResult { cancelled: false } => {
+                self.pending = self.pending.saturating_sub(1);
+                (State::Working, false, "a tool result: the model goes on".to_owned())
+            }
+            Event::Answer(text) => {
+                self.pending = 0;
+                self.answer = Some(text);
+                let why = "an answer without tool calls: the turn's end unless the agent goes on; needs confirmation";
+                (State::Working, true, why.to_owned())
+            }
+            // Only an error of the running turn counts (not of the side
+            // requests sent after an answer).
+            Event::ApiError { .. } if !running => return,
+            Event::ApiError { status, message } if is_retried(status) => {
+                (State::Working, false, format!("HTTP {status}, retried: {message}"))
+            }
+            Event::ApiError { status, message } => {
+                self.answer = None;
+                (
+                    State::Failed,
+                    false,
+                    format!("HTTP {status} failed the turn: {message}"),
+                )
+            }
+        };
+        self.state = Some(state);
+        self.candidate = candidate;
+        self.reason = reason;
+        self.decided_offset = Some(end);
+        self.decided_at = record.timestamp;
+    }
+
+    /// The verdict after everything fed so far.
+    pub fn verdict(&self) -> TranscriptVerdict {
+        let (state, reason) = match self.state {
+            Some(state) => (
+                state,
+                format!("{} (bytes ..{})", self.reason, self.decided_offset.unwrap_or(0)),
+            ),
+            None => (State::Unknown, "no turn yet".to_owned()),
+        };
+        TranscriptVerdict {
+            state,
+            reason,
+            session_id: self.session_id.clone(),
+            since: self.decided_at.clone(),
+            answer: self.answer.clone(),
+            candidate: self.candidate.then_some(State::Done),
+            line: None,
+            offset: self.decided_offset,
+            pending_tools: if state == State::Working { self.pending } else { 0 },
+            background_agents: 0,
+            invalid_lines: self.invalid_lines,
+        }
+    }
+}
+
+/// Statuses Qwen Code retries by itself (a 5xx, a rate limit, none at all).
+fn is_retried(status: u64) -> bool {
+    status == 0 || status == 429 || status >= 500
+}
+
+/// Classifies a chat log cold from its last [`TAIL_BYTES`] (from the first
+/// line that starts within them).
+pub fn classify_chat_tail<R: Read + Seek>(file: &mut R) -> io::Result<QwenChatClassifier> {
+    let len = file.seek(SeekFrom::End(0))?;
+    let start = len.saturating_sub(TAIL_BYTES);
+    let mut classifier = if start == 0 {
+        file.seek(SeekFrom::Start(0))?;
+        QwenChatClassifier::default()
+    } else {
+        // Skip to the first line that starts inside the tail.
+        file.seek(SeekFrom::Start(start - 1))?;
+        let mut skipped = 0u64;
+        let mut byte = [0u8; 1];
+        loop {
+            if file.read(&mut byte)? == 0 || byte[0] == b'\n' {
+                break;
+            }
+            skipped += 1;
+        }
+        QwenChatClassifier::starting_at(start + skipped)
+    };
+    let mut chunk = vec![0u8; CHUNK];
+    loop {
+        let n = file.read(&mut chunk)?;
+        if n == 0 {
+            break;
+        }
+        classifier.feed(&chunk[..n]);
+    }
+    Ok(classifier)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/qwen/");
+        std::fs::read(format!("{dir}{name}/transcript.jsonl")).unwrap()
+    }
+
+    fn states(log: &[u8]) -> Vec<(State, Option<State>)> {
+        let mut c = QwenChatClassifier::default();
+        let mut out = Vec::new();
+        for line in log.split_inclusive(|b| *b == b'\n') {
+            c.feed(line);
+            let v = c.verdict();
+            if out.last() != Some(&(v.state, v.candidate)) {
+                out.push((v.state, v.candidate));
+            }
+        }
+        out
+    }
+
+    const WORKING: (State, Option<State>) = (State::Working, None);
+    const ANSWER: (State, Option<State>) = (State::Working, Some(State::Done));
+
+    #[test]
+    fn a_tool_turn_is_working_until_its_answer_a_candidate() {
+        let log = fixture("0.24.4-tool");
+        assert_eq!(states(&log), [WORKING, ANSWER]);
+        let mut c = QwenChatClassifier::default();
+        c.feed(&log);
+        let v = c.verdict();
+        assert_eq!(v.answer.as_deref(), Some("Done: slept 4s."));
+        assert!(v.session_id.is_some());
+    }
+
+    #[test]
+    fn escape_during_a_tool_is_interrupted_and_the_next_turn_runs_again() {
+        let log = fixture("0.24.4-interrupt");
+        assert_eq!(states(&log), [WORKING, (State::Interrupted, None), WORKING, ANSWER]);
+    }
+
+    #[test]
+    fn http_400_fails_a_500_is_retried_and_the_next_answer_stands() {
+        let log = fixture("0.24.4-fail");
+        assert_eq!(states(&log), [WORKING, (State::Failed, None), WORKING, ANSWER]);
+    }
+
+    #[test]
+    fn the_cold_path_agrees_with_the_incremental_one_on_every_prefix() {
+        for name in ["0.24.4-tool", "0.24.4-perm", "0.24.4-interrupt", "0.24.4-fail"] {
+            let log = fixture(name);
+            for cut in (0..=log.len()).step_by(97).chain([log.len()]) {
+                let cold = classify_chat_tail(&mut Cursor::new(&log[..cut])).unwrap().verdict();
+                let mut hot = QwenChatClassifier::default();
+                hot.feed(&log[..cut]);
+                let hot = hot.verdict();
+                assert_eq!(
+                    (cold.state, cold.candidate, &cold.answer, cold.offset),
+                    (hot.state, hot.candidate, &hot.answer, hot.offset),
+                    "{name} cut at {cut}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_tail_starts_at_a_line_and_bad_lines_are_counted() {
+        let mut log = Vec::new();
+        let filler = format!("{{\"type\":\"system\",\"pad\":\"{}\"}}\n", "x".repeat(1 << 20));
+        for _ in 0..17 {
+            log.extend_from_slice(filler.as_bytes());
+        }
+        log.extend_from_slice(
+            b"{\"type\":\"user\",\"message\":{\"parts\":[{\"text\":\"go\"}]}}\n{\"type\":\"user\", broken\n",
+        );
+        let v = classify_chat_tail(&mut Cursor::new(&log)).unwrap().verdict();
+        assert_eq!((v.state, v.invalid_lines), (State::Working, 1));
+    }
+}
