@@ -87,6 +87,10 @@ pub struct PaneArbiter {
     hook: Option<Observation>,
     session: Option<Observation>,
     screen: Option<Observation>,
+    /// Where the transcript last said a turn runs with nothing that may end
+    /// it (working, no candidate: the offset of that line): a hook's done
+    /// that read the log short of it is an older turn's.
+    turn_running_at: Option<u64>,
     fused: Fused,
 }
 
@@ -117,6 +121,8 @@ impl PaneArbiter {
     /// Records a verdict and re-fuses at the verdict's time.
     pub fn observe(&mut self, verdict: Verdict) -> Option<Edge> {
         let at = verdict.at;
+        let turn_runs =
+            verdict.source == Source::Transcript && verdict.state == State::Working && verdict.candidate.is_none();
         let slot = match verdict.source {
             Source::Transcript => &mut self.transcript,
             Source::Hook => &mut self.hook,
@@ -134,6 +140,9 @@ impl PaneArbiter {
             _ => at,
         };
         *slot = Some(Observation { verdict, since });
+        if turn_runs {
+            self.turn_running_at = slot.as_ref().and_then(|o| o.verdict.key.as_deref()?.parse().ok());
+        }
         self.refuse(at)
     }
 
@@ -266,8 +275,16 @@ impl PaneArbiter {
             // A turn-end hook that could not see the answer (an old release's
             // Stop runs before it is written; a hook's read ran out of time)
             // marks the end: the transcript's answer, seen before or after
-            // it, is the turn's end.
-            let hook_marks_the_end = hook.verdict.candidate == Some(State::Done);
+            // it, is the turn's end. So is a hook's done of this turn that
+            // the answer follows (Qwen Code's Stop may run before the
+            // answer reaches its log).
+            let done_of_this_turn = hook.verdict.state == State::Done
+                && hook
+                    .verdict
+                    .log_seen
+                    .zip(self.turn_running_at)
+                    .is_some_and(|(seen, running)| seen >= running);
+            let hook_marks_the_end = hook.verdict.candidate == Some(State::Done) || done_of_this_turn;
             let answer_stands = self
                 .transcript
                 .as_ref()
@@ -425,6 +442,33 @@ mod tests {
         };
         let edge = a.observe(after_agent).expect("the hook ends the turn");
         assert!(edge.is_confirmed_done(), "{edge:?}");
+    }
+
+    /// Seen live with Qwen Code: its `Stop` ran before the answer reached
+    /// its log; the answer then read as a candidate, newer than the hook's
+    /// done, and the pane stayed working.
+    #[test]
+    fn a_hooks_done_confirms_the_answer_that_lands_after_it_but_not_a_later_turns() {
+        let mut a = PaneArbiter::new();
+        let answer = |at: Millis| Verdict {
+            candidate: Some(State::Done),
+            ..keyed(State::Working, &format!("{}", at * 100), at)
+        };
+        // Keys are the offsets of the deciding log lines.
+        a.observe(keyed(State::Working, "300", 10)); // a tool's result
+        let stop = Verdict {
+            log_seen: Some(300),
+            ..v(State::Done, Source::Hook, 20)
+        };
+        a.observe(stop);
+        // Read by the watcher after the hook ran (its clock is later).
+        a.observe(keyed(State::Working, "300", 22));
+        let edge = a.observe(answer(25)).expect("the answer lands");
+        assert!(edge.is_confirmed_done(), "{edge:?}");
+        // The next turn's prompt hook is lost: its preamble stays working.
+        a.observe(keyed(State::Working, "900", 40));
+        a.observe(answer(45));
+        assert_eq!(a.fused().state, State::Working, "{:?}", a.fused());
     }
 
     /// The watcher posts the mark a hook's record leaves (its report may be

@@ -43,6 +43,11 @@ pub struct HookEvent {
     /// `PostToolUseFailure` (Qwen Code): the tool was interrupted.
     #[serde(default)]
     pub is_interrupt: Option<bool>,
+    /// The event this pane's agent (same session) fired before this one,
+    /// and when: not in the payload, the host fills it in from the pane's
+    /// hook record.
+    #[serde(skip)]
+    pub previous: Option<(String, Millis)>,
     /// `Stop` (recent releases): background tasks still running.
     #[serde(default)]
     pub background_tasks: Option<Vec<Value>>,

@@ -139,6 +139,11 @@ pub struct Verdict {
     /// same state with a new key is a new observation (a second done).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// A hook's: how far its agent's log was decided when it ran (the
+    /// offset of the log verdict it read), so a done it says can be told
+    /// to belong to the turn the log shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_seen: Option<u64>,
 }
 
 impl Verdict {
@@ -151,6 +156,7 @@ impl Verdict {
             at,
             candidate: None,
             key: None,
+            log_seen: None,
         }
     }
 

@@ -1,14 +1,15 @@
 """Agents typed into a shell after the bar is up, as most people start them
-(issue 22): real Claude Code, Codex CLI and Gemini CLI, each against its
+(issue 22): real Claude Code, Codex CLI, Gemini CLI and Qwen Code, each against its
 loopback fake API and without hooks, are found by the watcher, get a
 transcript-confirmed done, and route their answer to another pane."""
 import os, shlex, subprocess, sys, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, codex_argv, codex_ready, gemini_argv, gemini_ready
-from agents import prepare_codex_home, prepare_gemini_home, prepare_home
+from agents import prepare_codex_home, prepare_gemini_home, prepare_home, prepare_qwen_home, qwen_argv, qwen_ready
 from agent_case import AgentCase, claude_ready, segment
 from fake_api import FakeApi
+from fake_chat import FakeChat
 from fake_gemini import FakeGemini
 from fake_openai import FakeOpenAI
 from harness import Zellij, wait_for
@@ -25,8 +26,10 @@ class ShellStarted(AgentCase, unittest.TestCase):
         self.claude_api = FakeApi(os.path.join(tmp, f"fake-api-{stamp}.jsonl"))
         self.openai = FakeOpenAI(os.path.join(tmp, f"fake-openai-{stamp}.jsonl"))
         self.gemini = FakeGemini(os.path.join(tmp, f"fake-gemini-{stamp}.jsonl"))
+        self.chat = FakeChat(os.path.join(tmp, f"fake-chat-{stamp}.jsonl"))
 
     def tearDown(self):
+        self.chat.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
         self.gemini.close()
         self.openai.close()
         self.claude_api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
@@ -36,6 +39,7 @@ class ShellStarted(AgentCase, unittest.TestCase):
             prepare_home(z.home, z.work, False)
             prepare_codex_home(z.home, z.work, self.openai, False)
             prepare_gemini_home(z.home, z.work, False)
+            prepare_qwen_home(z.home, z.work, False)
             self.addCleanup(subprocess.run, ["pkill", "-f", os.path.join(z.home, ".codex")], check=False)
         return Zellij(panes, before_start=prepare, **kw)
 
@@ -65,6 +69,9 @@ class ShellStarted(AgentCase, unittest.TestCase):
 
     def test_gemini_cli_typed_into_a_shell(self):
         self.started_in_a_shell("gm", gemini_argv(self.gemini), gemini_ready, self.gemini)
+
+    def test_qwen_code_typed_into_a_shell(self):
+        self.started_in_a_shell("qw", qwen_argv(self.chat), qwen_ready, self.chat)
 
 
 if __name__ == "__main__":

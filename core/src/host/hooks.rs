@@ -47,10 +47,13 @@ fn hook_inner(kind: AgentKind) -> Option<()> {
     }
     let mut payload = Vec::new();
     stdin.lock().take(MAX_PAYLOAD).read_to_end(&mut payload).ok()?;
-    let event = HookEvent::parse(&payload).ok()?;
+    let mut event = HookEvent::parse(&payload).ok()?;
     let pane: u32 = std::env::var("ZELLIJ_PANE_ID").ok()?.trim().parse().ok()?;
     let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
     let now = now_ms();
+    event.previous = HookRecord::read(&session, pane)
+        .filter(|r| r.session_id.is_some() && r.session_id == event.session_id)
+        .map(|r| (r.event, r.at));
     HookRecord::record(&session, pane, &event, now);
     let report = hook_report(pane, &event, now, kind)?;
     if !spool::hand_over(&session, &report) {
@@ -76,7 +79,8 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -
         .flatten(),
         _ => None,
     };
-    let verdict = hooks.hook_verdict(event, now, transcript.as_ref())?;
+    let mut verdict = hooks.hook_verdict(event, now, transcript.as_ref())?;
+    verdict.log_seen = transcript.as_ref().and_then(|t| t.offset);
     let answer = event
         .last_assistant_message
         .clone()

@@ -50,14 +50,7 @@ impl AgentHooks for QwenCode {
             ),
             "PostToolUseFailure" => return None,
             "Notification" if event.notification_type.as_deref() == Some("idle_prompt") => {
-                let unfinished = log.is_some_and(|l| l.state == State::Working && l.candidate.is_none());
-                if !unfinished {
-                    return None;
-                }
-                (
-                    State::Interrupted,
-                    "idle_prompt hook while the log's turn never ended: cancelled (Escape)",
-                )
+                return idle_prompt(event, now, log);
             }
             _ => return event.verdict(now),
         };
@@ -86,6 +79,28 @@ impl AgentHooks for QwenCode {
         }
         let home = QwenHome::from_env(var).ok_or("HOME is not set")?;
         Ok(home.settings())
+    }
+}
+
+/// `idle_prompt` follows every turn's end. After `Stop` it marks that end
+/// again (a report lost on its way is made good; one already seen stays:
+/// the mark carries its key); after `StopFailure` it adds nothing. After
+/// anything else, over a log whose turn never ended (the answer, written
+/// before `Stop`, would be there), it is an Escape: Qwen Code fires
+/// nothing else for one.
+fn idle_prompt(event: &HookEvent, now: Millis, log: Option<&TranscriptVerdict>) -> Option<Verdict> {
+    match event.previous.as_ref() {
+        Some((name, at)) if name == "Stop" => QwenCode.record_verdict(name, *at),
+        Some((name, _)) if name == "StopFailure" => None,
+        _ => {
+            let unfinished = log.is_some_and(|l| l.state == State::Working && l.candidate.is_none());
+            unfinished.then(|| {
+                let reason = "idle_prompt hook while the log's turn never ended: cancelled (Escape)";
+                let mut verdict = Verdict::new(State::Interrupted, Source::Hook, reason.to_owned(), now);
+                verdict.key = Some(format!("idle_prompt@{now}"));
+                verdict
+            })
+        }
     }
 }
 
@@ -142,11 +157,24 @@ mod tests {
 
     #[test]
     fn idle_prompt_over_an_unfinished_turn_is_the_escape_nothing_else_fires() {
-        let idle = event(r#"{"hook_event_name":"Notification","notification_type":"idle_prompt"}"#);
-        let verdict = |l| QwenCode.hook_verdict(&idle, 5, Some(&l)).map(|v| v.state);
-        assert_eq!(verdict(log(State::Working, None)), Some(State::Interrupted));
-        assert_eq!(verdict(log(State::Working, Some(State::Done))), None, "Stop said it");
-        assert_eq!(verdict(log(State::Failed, None)), None, "StopFailure said it");
+        let mut idle = event(r#"{"hook_event_name":"Notification","notification_type":"idle_prompt"}"#);
+        let verdict = |idle: &HookEvent, l| QwenCode.hook_verdict(idle, 5, Some(&l)).map(|v| (v.state, v.key));
+        let interrupted = Some((State::Interrupted, Some("idle_prompt@5".to_owned())));
+        assert_eq!(verdict(&idle, log(State::Working, None)), interrupted);
+        assert_eq!(verdict(&idle, log(State::Working, Some(State::Done))), None);
+        assert_eq!(verdict(&idle, log(State::Failed, None)), None);
+        // Seen live: Stop fired before the answer reached the log.
+        idle.previous = Some(("Stop".into(), 3));
+        let mark = Some((State::Working, Some("Stop@3".to_owned())));
+        assert_eq!(verdict(&idle, log(State::Working, None)), mark, "the end marked again");
+        idle.previous = Some(("StopFailure".into(), 3));
+        assert_eq!(verdict(&idle, log(State::Working, None)), None);
+        idle.previous = Some(("UserPromptSubmit".into(), 3));
+        assert_eq!(
+            verdict(&idle, log(State::Working, None)),
+            interrupted,
+            "Escape while it streamed"
+        );
         let interrupt = event(r#"{"hook_event_name":"PostToolUseFailure","is_interrupt":true}"#);
         assert_eq!(
             QwenCode.hook_verdict(&interrupt, 5, None).map(|v| v.state),
