@@ -7,6 +7,7 @@ use turnstile_core::agent::claude::screen;
 use turnstile_core::agent::claude::transcript::{classify_tail, Classifier, TailOptions};
 use turnstile_core::agent::codex::rollout::{classify_rollout_tail, RolloutClassifier};
 use turnstile_core::agent::gemini::chat::{classify_chat, ChatClassifier};
+use turnstile_core::agent::qwen::chat::{classify_chat_tail, QwenChatClassifier};
 use turnstile_core::agent::AgentKind;
 use turnstile_core::ansi;
 
@@ -89,7 +90,7 @@ proptest! {
     }
 }
 
-/// Lines that look like Codex rollout and Gemini CLI chat log lines, mixed
+/// Lines that look like Codex rollout, Gemini CLI and Qwen Code chat log lines, mixed
 /// with junk, so each parser's deeper branches are reached.
 fn agent_log_line() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
@@ -105,6 +106,13 @@ fn agent_log_line() -> impl Strategy<Value = Vec<u8>> {
         Just(br#"{"id":"e1","type":"error","content":"HTTP 400"}"#.to_vec()),
         Just(br#"{"id":"i1","type":"info","content":"Request cancelled."}"#.to_vec()),
         Just(br#"{"type":5,"payload":[],"id":{}}"#.to_vec()),
+        Just(br#"{"sessionId":"q","type":"user","message":{"role":"user","parts":[{"text":"go"}]}}"#.to_vec()),
+        Just(br#"{"type":"assistant","message":{"parts":[{"text":"a"},{"functionCall":{"name":"x"}}]}}"#.to_vec()),
+        Just(br#"{"type":"assistant","message":{"parts":[{"text":"done","thought":true},{"text":"ok"}]}}"#.to_vec()),
+        Just(br#"{"type":"tool_result","toolCallResult":{"status":"cancelled"}}"#.to_vec()),
+        Just(br#"{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_error","status_code":400}}}"#.to_vec()),
+        Just(br#"{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_error","status_code":"x"}}}"#.to_vec()),
+        Just(br#"{"type":"assistant","message":{"parts":7}}"#.to_vec()),
         proptest::collection::vec(any::<u8>(), 0..200),
     ]
 }
@@ -113,7 +121,7 @@ proptest! {
     /// Issue 22: the never-panics properties cover every kind's parsers,
     /// screen rules and input box reading, not only Claude Code's.
     #[test]
-    fn arbitrary_logs_never_panic_the_codex_and_gemini_classifiers(
+    fn arbitrary_logs_never_panic_the_codex_gemini_and_qwen_classifiers(
         lines in proptest::collection::vec(agent_log_line(), 0..30),
         cuts in proptest::collection::vec(any::<usize>(), 0..8),
     ) {
@@ -126,12 +134,19 @@ proptest! {
         cuts.sort_unstable();
         let mut rollout = RolloutClassifier::new();
         let mut chat = ChatClassifier::new();
+        let mut qwen = QwenChatClassifier::default();
         let mut from = 0;
         for cut in cuts.into_iter().chain([data.len()]) {
             rollout.feed(&data[from..cut]);
             chat.feed(&data[from..cut]);
+            qwen.feed(&data[from..cut]);
             from = cut;
         }
+        let mut whole_qwen = QwenChatClassifier::default();
+        whole_qwen.feed(&data);
+        prop_assert_eq!(qwen.verdict(), whole_qwen.verdict(), "split appends agree (qwen)");
+        let cold_qwen = classify_chat_tail(&mut Cursor::new(&data)).map(|c| c.verdict()).unwrap();
+        prop_assert_eq!(cold_qwen, whole_qwen.verdict(), "cold and incremental agree (qwen)");
         let mut whole = RolloutClassifier::new();
         whole.feed(&data);
         prop_assert_eq!(rollout.verdict(), whole.verdict(), "split appends agree");
