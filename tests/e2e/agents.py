@@ -196,3 +196,42 @@ def prepare_qwen_home(home, work, hooks):
 def qwen_ready(screen):
     """Qwen Code drew its input box."""
     return "Type your message" in screen
+
+
+def copilot_command():
+    """argv that starts the pinned Copilot CLI (installed and cached on first use)."""
+    path = os.environ.get("TURNSTILE_COPILOT") or subprocess.check_output(
+        [os.path.join(ROOT, "scripts", "ensure-copilot")], text=True).strip()
+    return [path]
+
+
+def copilot_env(api):
+    """The environment of an offline Copilot CLI talking to `api` (its own
+    provider, no GitHub account); it unpacks itself once into a shared cache."""
+    cache = os.path.join(os.path.expanduser("~"), ".cache", "turnstile", "copilot-pkg")
+    return {"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": api.url, "COPILOT_PROVIDER_API_KEY": "fake-key",
+            "COPILOT_MODEL": "gpt-4.1", "COPILOT_AUTO_UPDATE": "false", "COPILOT_PKG_CACHE_HOME": cache}
+
+
+def copilot_argv(api):
+    """A pane command: Copilot CLI against the fake Chat Completions API,
+    `sleep` allowed unasked (its home is the sandbox's `~/.copilot`)."""
+    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "-u", "CI", "TERM_PROGRAM="]
+    return env + [f"{k}={v}" for k, v in copilot_env(api).items()] + copilot_command() + ["--allow-tool", "shell(sleep)"]
+
+
+def prepare_copilot_home(home, work, hooks=None):
+    """Copilot CLI's state in a sandbox HOME: the work folder trusted; `hooks`
+    (a hooks.json object) if given."""
+    copilot = os.path.join(home, ".copilot")
+    os.makedirs(os.path.join(copilot, "hooks"), exist_ok=True)
+    with open(os.path.join(copilot, "config.json"), "w") as f:
+        json.dump({"trustedFolders": [work]}, f)
+    if hooks:
+        with open(os.path.join(copilot, "hooks", "hooks.json"), "w") as f:
+            json.dump(hooks, f)
+
+
+def copilot_ready(screen):
+    """Copilot CLI drew its input box and footer."""
+    return "open sidebar" in screen

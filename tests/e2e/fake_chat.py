@@ -60,11 +60,15 @@ def current_prompt(body):
     for message in reversed(body.get("messages") or []):
         if message.get("role") != "user":
             continue
-        # Agents put context beside the words (`<system-reminder>` parts, tags).
+        # Agents put context beside the words: whole `<system-reminder>`
+        # parts (Qwen Code), tagged lines before them (Copilot CLI's
+        # `<current_datetime>`).
         for text in reversed(texts_of(message.get("content"))):
-            lines = [l for l in text.strip().splitlines() if l.strip()]
-            if lines and not text.lstrip().startswith("<"):
-                return lines[-1].strip()
+            if text.lstrip().startswith("<system-reminder>"):
+                continue
+            lines = [l.strip() for l in text.splitlines() if l.strip() and not l.lstrip().startswith("<")]
+            if lines:
+                return lines[-1]
     return ""
 
 

@@ -15,12 +15,13 @@ sampled every 0.1 s, with the size of the transcript. truth.json is a
 task_complete / turn_aborted; Gemini: prompt, answer, cancel and error
 records), what the fake answered and the keys sent (never from turnstile's
 classifier): check it by eye before committing."""
-import argparse, glob, json, os, subprocess, sys, tempfile, threading, time
+import argparse, glob, json, os, re, subprocess, sys, tempfile, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from agents import (codex_command, codex_ready, gemini_command, gemini_ready, qwen_command, qwen_env,  # noqa: E402
-                    qwen_ready, qwen_settings)
+from agents import (codex_command, codex_ready, copilot_command, copilot_env, copilot_ready,  # noqa: E402
+                    gemini_command, gemini_ready, prepare_copilot_home, qwen_command, qwen_env, qwen_ready,
+                    qwen_settings)
 from fake_chat import FakeChat  # noqa: E402
 from fake_gemini import FakeGemini  # noqa: E402
 from fake_openai import FakeOpenAI  # noqa: E402
@@ -36,7 +37,7 @@ def hook_logger(rec):
     logger = os.path.join(rec.dir, "hooklog.py")
     with open(logger, "w") as f:
         f.write("import json, sys, time\n"
-                f"line = json.dumps({{'t': time.time(), 'hook': json.load(sys.stdin)}})\n"
+                f"line = json.dumps({{'t': time.time(), 'hook': json.load(sys.stdin), 'argv': sys.argv[1:]}})\n"
                 f"open({rec.hook_log!r}, 'a').write(line + '\\n')\n")
     return f"python3 {logger}"
 
@@ -245,7 +246,67 @@ class Qwen:
         pass
 
 
-AGENTS = {"codex": Codex(), "gemini": Gemini(), "qwen": Qwen()}
+class Copilot:
+    """GitHub Copilot CLI: its trusted folder, its events.jsonl, its hooks."""
+    name, fake, dialog = "copilot", FakeChat, "Do you want to run this command?"
+    hook_events = ("sessionStart", "userPromptSubmitted", "preToolUse", "permissionRequest", "notification",
+                   "postToolUse", "agentStop", "errorOccurred", "sessionEnd")
+
+    def prepare(self, rec):
+        hooks = {"version": 1, "hooks": {e: [{"type": "command", "bash": f"{hook_logger(rec)} {e}",
+                                              "timeoutSec": 10}] for e in self.hook_events}}
+        prepare_copilot_home(rec.home, rec.work, hooks)
+
+    def command(self, rec):
+        return copilot_command() + ["--allow-tool", "shell(sleep)"], copilot_env(rec.api)
+
+    def transcript(self, rec):
+        return glob.glob(os.path.join(rec.home, ".copilot", "session-state", "*", "events.jsonl"))
+
+    def ready(self, screen):
+        return copilot_ready(screen)
+
+    def busy(self, screen, title):
+        return "esc esc" in screen or "Working" in screen.split("\n")[-3:].__str__()
+
+    def turns(self, data):
+        """[(start line, outcome line or None, outcome, answer)]: `user.message` starts a turn;
+        `abort` ends it interrupted, a 4xx `session.error` failed, an `assistant.message`
+        without tool requests then `assistant.turn_end` done."""
+        lines = [(a, b, o) for a, b, o in read_lines(data) if o]
+        starts = [i for i, (_, _, o) in enumerate(lines) if o.get("type") == "user.message"]
+        out = []
+        for n, i in enumerate(starts):
+            nxt = starts[n + 1] if n + 1 < len(starts) else len(lines)
+            turn = lines[i + 1:nxt]
+            start = lines[i][:2]
+            answer, end, outcome = None, None, "working"
+            for j, (a, b, o) in enumerate(turn):
+                kind, d = o.get("type"), o.get("data") or {}
+                if kind == "abort":
+                    end, outcome, answer = (a, b), "interrupted", None
+                    break
+                if kind == "session.error" and 400 <= (d.get("statusCode") or 0) < 500:
+                    end, outcome, answer = (a, b), "failed", None
+                    break
+                if kind == "assistant.message" and not d.get("toolRequests"):
+                    answer = d.get("content")
+                if kind == "assistant.turn_end" and answer is not None:
+                    end, outcome = (a, b), "done"
+            out.append((start, end, outcome, answer if outcome == "done" else None))
+        return out
+
+    def version(self):
+        out = subprocess.run(copilot_command() + ["--version"], capture_output=True, text=True,
+                             env={**os.environ, **copilot_env(type("A", (), {"url": "http://127.0.0.1:9"}))}).stdout
+        found = re.search(r"\d+\.\d+\.\d+", out)
+        return found.group(0) if found else "unknown"
+
+    def close(self, rec):
+        pass
+
+
+AGENTS = {"codex": Codex(), "gemini": Gemini(), "qwen": Qwen(), "copilot": Copilot()}
 
 
 class Recorder:
@@ -353,9 +414,17 @@ def tool(r):
 
 
 def perm(r):
-    r.prompt("perm:" if r.agent.name in ("codex", "qwen") else "tool:3")
+    r.prompt("perm:" if r.agent.name in ("codex", "qwen", "copilot") else "tool:3")
     approve(r)
-    r.until_answered("perm:" if r.agent.name in ("codex", "qwen") else "tool:3")
+    r.until_answered("perm:" if r.agent.name in ("codex", "qwen", "copilot") else "tool:3")
+
+
+def escape(r):
+    """Escape (Copilot CLI wants it twice: the first only says `esc again to interrupt`)."""
+    r.key("Escape")
+    if r.agent.name == "copilot":
+        time.sleep(0.3)
+        r.key("Escape")
 
 
 def interrupt(r):
@@ -363,8 +432,9 @@ def interrupt(r):
     if r.agent.name == "gemini":
         approve(r)
     time.sleep(3)
-    r.key("Escape")
-    r.until_screen("Conversation interrupted" if r.agent.name == "codex" else "Request cancelled")
+    escape(r)
+    r.until_screen({"codex": "Conversation interrupted", "copilot": "cancelled by user"}.get(r.agent.name,
+                                                                                       "Request cancelled"))
     time.sleep(1.5)
     r.prompt("echo:after the interrupt")
     r.until_answered("echo:after the interrupt")
@@ -372,13 +442,13 @@ def interrupt(r):
 
 def fail(r):
     failure = "fail:500" if r.agent.name == "codex" else "fail:400"
-    if r.agent.name == "qwen":
+    if r.agent.name in ("qwen", "copilot"):
         r.prompt(failure)
         wait_for("the failure", lambda: r.api.finished(failure), timeout=30)
         time.sleep(3)
         r.prompt("fail:500")  # retried for ever: Escape ends it
         time.sleep(6)
-        r.key("Escape")
+        escape(r)
         time.sleep(3)
         r.key("C-u")  # Escape puts the prompt back into the input box
         r.prompt("echo:after the failure")
