@@ -15,11 +15,11 @@ use serde_json::Value;
 pub struct HookEvent {
     /// `UserPromptSubmit`, `Stop`, `StopFailure`, `Notification`, …
     pub hook_event_name: String,
-    /// The Claude Code session id.
-    #[serde(default)]
+    /// The agent's session id.
+    #[serde(default, alias = "sessionId")]
     pub session_id: Option<String>,
     /// The session's transcript.
-    #[serde(default)]
+    #[serde(default, alias = "transcriptPath")]
     pub transcript_path: Option<String>,
     /// The agent's working directory.
     #[serde(default)]
@@ -59,7 +59,17 @@ pub struct HookEvent {
 impl HookEvent {
     /// Parses a hook payload; a clear message for anything else.
     pub fn parse(bytes: &[u8]) -> Result<HookEvent, crate::Error> {
-        serde_json::from_slice(bytes).map_err(crate::Error::unreadable("hook payload"))
+        HookEvent::parse_named(bytes, None)
+    }
+
+    /// Parses a hook payload of the event `name` (for agents whose payloads
+    /// do not name their event: Copilot CLI's hook command names it).
+    pub fn parse_named(bytes: &[u8], name: Option<&str>) -> Result<HookEvent, crate::Error> {
+        let mut payload: Value = serde_json::from_slice(bytes).map_err(crate::Error::unreadable("hook payload"))?;
+        if let (Some(name), Some(object)) = (name, payload.as_object_mut()) {
+            object.insert("hook_event_name".into(), Value::String(name.to_owned()));
+        }
+        serde_json::from_value(payload).map_err(crate::Error::unreadable("hook payload"))
     }
 
     /// True when the agent process is gone (the pane's binding ends).

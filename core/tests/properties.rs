@@ -6,6 +6,7 @@ use std::io::Cursor;
 use turnstile_core::agent::claude::screen;
 use turnstile_core::agent::claude::transcript::{classify_tail, Classifier, TailOptions};
 use turnstile_core::agent::codex::rollout::{classify_rollout_tail, RolloutClassifier};
+use turnstile_core::agent::copilot::events::{classify_events_tail, EventsClassifier};
 use turnstile_core::agent::gemini::chat::{classify_chat, ChatClassifier};
 use turnstile_core::agent::qwen::chat::{classify_chat_tail, QwenChatClassifier};
 use turnstile_core::agent::AgentKind;
@@ -113,6 +114,15 @@ fn agent_log_line() -> impl Strategy<Value = Vec<u8>> {
         Just(br#"{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_error","status_code":400}}}"#.to_vec()),
         Just(br#"{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.api_error","status_code":"x"}}}"#.to_vec()),
         Just(br#"{"type":"assistant","message":{"parts":7}}"#.to_vec()),
+        Just(br#"{"type":"session.start","data":{"sessionId":"c"}}"#.to_vec()),
+        Just(br#"{"type":"user.message","data":{"content":"go"}}"#.to_vec()),
+        Just(br#"{"type":"assistant.message","data":{"content":"a","toolRequests":[{"name":"bash"}]}}"#.to_vec()),
+        Just(br#"{"type":"assistant.message","data":{"content":"ok","toolRequests":[]}}"#.to_vec()),
+        Just(br#"{"type":"assistant.turn_end","data":{}}"#.to_vec()),
+        Just(br#"{"type":"permission.requested","data":{}}"#.to_vec()),
+        Just(br#"{"type":"abort","data":{"reason":"user_abort"}}"#.to_vec()),
+        Just(br#"{"type":"session.error","data":{"statusCode":"400"}}"#.to_vec()),
+        Just(br#"{"type":"session.usage_checkpoint","data":{"x":["rewind"]}}"#.to_vec()),
         proptest::collection::vec(any::<u8>(), 0..200),
     ]
 }
@@ -121,7 +131,7 @@ proptest! {
     /// Issue 22: the never-panics properties cover every kind's parsers,
     /// screen rules and input box reading, not only Claude Code's.
     #[test]
-    fn arbitrary_logs_never_panic_the_codex_gemini_and_qwen_classifiers(
+    fn arbitrary_logs_never_panic_the_codex_gemini_qwen_and_copilot_classifiers(
         lines in proptest::collection::vec(agent_log_line(), 0..30),
         cuts in proptest::collection::vec(any::<usize>(), 0..8),
     ) {
@@ -135,11 +145,13 @@ proptest! {
         let mut rollout = RolloutClassifier::new();
         let mut chat = ChatClassifier::new();
         let mut qwen = QwenChatClassifier::default();
+        let mut copilot = EventsClassifier::default();
         let mut from = 0;
         for cut in cuts.into_iter().chain([data.len()]) {
             rollout.feed(&data[from..cut]);
             chat.feed(&data[from..cut]);
             qwen.feed(&data[from..cut]);
+            copilot.feed(&data[from..cut]);
             from = cut;
         }
         let mut whole_qwen = QwenChatClassifier::default();
@@ -147,6 +159,11 @@ proptest! {
         prop_assert_eq!(qwen.verdict(), whole_qwen.verdict(), "split appends agree (qwen)");
         let cold_qwen = classify_chat_tail(&mut Cursor::new(&data)).map(|c| c.verdict()).unwrap();
         prop_assert_eq!(cold_qwen, whole_qwen.verdict(), "cold and incremental agree (qwen)");
+        let mut whole_copilot = EventsClassifier::default();
+        whole_copilot.feed(&data);
+        prop_assert_eq!(copilot.verdict(), whole_copilot.verdict(), "split appends agree (copilot)");
+        let cold_copilot = classify_events_tail(&mut Cursor::new(&data)).map(|c| c.verdict()).unwrap();
+        prop_assert_eq!(cold_copilot, whole_copilot.verdict(), "cold and incremental agree (copilot)");
         let mut whole = RolloutClassifier::new();
         whole.feed(&data);
         prop_assert_eq!(rollout.verdict(), whole.verdict(), "split appends agree");

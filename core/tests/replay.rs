@@ -1,5 +1,5 @@
 //! Replays every real recording in `tests/fixtures/{claude-code,codex,
-//! gemini,qwen}`: every transcript (or rollout) prefix (line
+//! gemini,qwen,copilot}`: every transcript (or rollout) prefix (line
 //! boundaries and cuts inside lines) and every screen frame (with its
 //! terminal title, for Codex). Nothing may say `done` before the turn had
 //! finished, and the incremental and cold classifiers must agree on every
@@ -10,6 +10,7 @@ use std::io::Cursor;
 use std::path::PathBuf;
 use turnstile_core::agent::claude::transcript::{classify_tail, TailOptions};
 use turnstile_core::agent::codex::rollout::classify_rollout_tail;
+use turnstile_core::agent::copilot::events::classify_events_tail;
 use turnstile_core::agent::gemini::chat::classify_chat;
 use turnstile_core::agent::qwen::chat::classify_chat_tail;
 use turnstile_core::agent::AgentKind;
@@ -38,6 +39,7 @@ fn corpus() -> Vec<(PathBuf, AgentKind)> {
         .chain(recordings("codex").into_iter().map(|d| (d, AgentKind::Codex)))
         .chain(recordings("gemini").into_iter().map(|d| (d, AgentKind::Gemini)))
         .chain(recordings("qwen").into_iter().map(|d| (d, AgentKind::Qwen)))
+        .chain(recordings("copilot").into_iter().map(|d| (d, AgentKind::Copilot)))
         .collect()
 }
 
@@ -98,6 +100,7 @@ fn cold(prefix: &[u8], kind: AgentKind) -> TranscriptVerdict {
         AgentKind::Codex => return classify_rollout_tail(&mut bytes).expect("in-memory read").verdict(),
         AgentKind::Gemini => return classify_chat(&mut bytes).expect("in-memory read").verdict(),
         AgentKind::Qwen => return classify_chat_tail(&mut bytes).expect("in-memory read").verdict(),
+        AgentKind::Copilot => return classify_events_tail(&mut bytes).expect("in-memory read").verdict(),
         AgentKind::Claude => {}
     }
     let options = TailOptions {
@@ -155,7 +158,9 @@ fn every_finished_turn_yields_its_recorded_answer() {
             // need its confirming line.
             let end = match kind {
                 AgentKind::Claude => turn["confirm_offset"].as_u64(),
-                AgentKind::Codex | AgentKind::Gemini | AgentKind::Qwen => turn["outcome_offset"].as_u64(),
+                AgentKind::Codex | AgentKind::Gemini | AgentKind::Qwen | AgentKind::Copilot => {
+                    turn["outcome_offset"].as_u64()
+                }
             };
             let (Some(answer), Some(end)) = (turn["answer"].as_str(), end) else {
                 continue;

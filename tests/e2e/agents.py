@@ -233,5 +233,12 @@ def prepare_copilot_home(home, work, hooks=None):
 
 
 def copilot_ready(screen):
-    """Copilot CLI drew its input box and footer."""
-    return "open sidebar" in screen
+    """Copilot CLI drew its input box and footer (a narrow pane drops the
+    footer's `← open sidebar`)."""
+    return "open sidebar" in screen or "Manual Approval" in screen
+
+
+def install_copilot_hooks(home):
+    """turnstile's hooks into the sandbox's `~/.copilot/hooks/hooks.json`."""
+    subprocess.run([turnstile_bin(), "install-hooks", "--agent", "copilot"], env={**os.environ, "HOME": home},
+                   check=True, capture_output=True)

@@ -485,9 +485,9 @@ def draft_truth(rec, name, scenario, data):
     for i, (ev, (start, end, outcome, answer)) in enumerate(zip(prompts, found)):
         turn = {"prompt": ev["prompt"], "prompt_t": ev["t"], "prompt_offset": start[0], "prompt_end": start[1],
                 "outcome": outcome, "outcome_offset": end[1] if end else None, "answer": answer}
-        if rec.agent.name == "gemini" and outcome == "done":
-            # A Gemini answer record looks like a preamble until the turn is
-            # over: working or done until the next prompt (or the end).
+        if rec.agent.name in ("gemini", "qwen") and outcome == "done":
+            # A Gemini (or Qwen) answer record may still be followed by more
+            # of the turn: working or done until the next prompt (or the end).
             nxt = found[i + 1][0][0] if i + 1 < len(found) else len(data) + 1
             turn["confirm_offset"] = nxt
         outcome_t = frame_time_of_bytes(rec.growth, end[1]) if end else None

@@ -1,5 +1,5 @@
 """Agents typed into a shell after the bar is up, as most people start them
-(issue 22): real Claude Code, Codex CLI, Gemini CLI and Qwen Code, each against its
+(issue 22): real Claude Code, Codex CLI, Gemini CLI, Qwen Code and Copilot CLI, each against its
 loopback fake API and without hooks, are found by the watcher, get a
 transcript-confirmed done, and route their answer to another pane."""
 import os, shlex, subprocess, sys, time, unittest
@@ -7,6 +7,7 @@ import os, shlex, subprocess, sys, time, unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, codex_argv, codex_ready, gemini_argv, gemini_ready
 from agents import prepare_codex_home, prepare_gemini_home, prepare_home, prepare_qwen_home, qwen_argv, qwen_ready
+from agents import copilot_argv, copilot_ready, prepare_copilot_home
 from agent_case import AgentCase, claude_ready, segment
 from fake_api import FakeApi
 from fake_chat import FakeChat
@@ -40,6 +41,7 @@ class ShellStarted(AgentCase, unittest.TestCase):
             prepare_codex_home(z.home, z.work, self.openai, False)
             prepare_gemini_home(z.home, z.work, False)
             prepare_qwen_home(z.home, z.work, False)
+            prepare_copilot_home(z.home, z.work)
             self.addCleanup(subprocess.run, ["pkill", "-f", os.path.join(z.home, ".codex")], check=False)
         return Zellij(panes, before_start=prepare, **kw)
 
@@ -72,6 +74,9 @@ class ShellStarted(AgentCase, unittest.TestCase):
 
     def test_qwen_code_typed_into_a_shell(self):
         self.started_in_a_shell("qw", qwen_argv(self.chat), qwen_ready, self.chat)
+
+    def test_copilot_cli_typed_into_a_shell(self):
+        self.started_in_a_shell("gh", copilot_argv(self.chat), copilot_ready, self.chat)
 
 
 if __name__ == "__main__":

@@ -2,10 +2,11 @@
 //! its process, read its screen and title, and classify its transcript;
 //! everything downstream (verdicts, the arbiter, routing, the bar) is the
 //! same for every kind. Each kind is one folder ([`claude`], [`codex`],
-//! [`gemini`], [`qwen`]) implementing [`Agent`]; [`AgentKind::agent`] lists them.
+//! [`gemini`], [`qwen`], [`copilot`]) implementing [`Agent`]; [`AgentKind::agent`] lists them.
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod gemini;
 pub mod qwen;
 
@@ -86,10 +87,23 @@ pub trait AgentLog: Sync {
     fn holds_its_log_open(&self) -> bool {
         true
     }
-    /// True when its status file is written by the innermost of the agent's
-    /// processes in a pane (it relaunches itself), not the first.
-    fn status_from_the_innermost_process(&self) -> bool {
+    /// True when the innermost of the agent's processes in a pane is the
+    /// one that writes and holds its files (it relaunches itself), not the
+    /// first.
+    fn innermost_process_is_the_agent(&self) -> bool {
         false
+    }
+    /// The log of its project folder `folder` that a file the agent process
+    /// holds open names (`None`: none): by default the file itself, when it
+    /// is a `.jsonl` log right in that folder.
+    fn log_held_open(&self, folder: &Path, open_file: &Path) -> Option<PathBuf> {
+        let log = open_file.parent() == Some(folder) && open_file.extension().is_some_and(|x| x == "jsonl");
+        log.then(|| open_file.to_path_buf())
+    }
+    /// The log of session `session_id`, for a hook whose payload names the
+    /// session but not its log.
+    fn log_of_session(&self, _home: &Path, _session_id: &str) -> Option<PathBuf> {
+        None
     }
     /// The folders the watcher watches for its status file and logs.
     fn watched_folders(&self, home: &Path, cwd: Option<&Path>, now: Millis) -> Vec<PathBuf> {
@@ -124,11 +138,13 @@ pub trait AgentHooks: Sync {
     fn record_verdict(&self, _event: &str, _at: Millis) -> Option<Verdict> {
         None
     }
-    /// The entry `install-hooks` adds to an event's list of groups, running
-    /// `command` (Claude Code's shape: a 5 s timeout, no matcher).
-    fn hook_entry(&self, command: &str) -> serde_json::Value {
+    /// The entry `install-hooks` adds to `event`'s list, running `command`
+    /// (Claude Code's shape: a group of one hook, a 5 s timeout, no matcher).
+    fn hook_entry(&self, command: &str, _event: &str) -> serde_json::Value {
         serde_json::json!({"hooks": [{"type": "command", "command": command, "timeout": 5}]})
     }
+    /// What `install-hooks` adds to the hooks file besides the entries.
+    fn prepare_hooks_file(&self, _settings: &mut serde_json::Value) {}
     /// The settings file `install-hooks` edits: the user's, under the home
     /// the environment `var` names, or the project's in `project`; an error
     /// says why there is none.
@@ -164,11 +180,19 @@ pub enum AgentKind {
     Gemini,
     /// Alibaba's Qwen Code.
     Qwen,
+    /// GitHub Copilot CLI.
+    Copilot,
 }
 
 impl AgentKind {
     /// Every kind, the most specific recognition first (the default last).
-    pub const ALL: [AgentKind; 4] = [AgentKind::Codex, AgentKind::Gemini, AgentKind::Qwen, AgentKind::Claude];
+    pub const ALL: [AgentKind; 5] = [
+        AgentKind::Codex,
+        AgentKind::Gemini,
+        AgentKind::Qwen,
+        AgentKind::Copilot,
+        AgentKind::Claude,
+    ];
 
     /// The registry: what is true of this kind.
     pub fn agent(self) -> &'static dyn Agent {
@@ -177,6 +201,7 @@ impl AgentKind {
             AgentKind::Codex => &codex::CodexCli,
             AgentKind::Gemini => &gemini::GeminiCli,
             AgentKind::Qwen => &qwen::QwenCode,
+            AgentKind::Copilot => &copilot::CopilotCli,
         }
     }
 
@@ -187,6 +212,7 @@ impl AgentKind {
             AgentKind::Codex => &codex::CodexCli,
             AgentKind::Gemini => &gemini::GeminiCli,
             AgentKind::Qwen => &qwen::QwenCode,
+            AgentKind::Copilot => &copilot::CopilotCli,
         }
     }
 
@@ -197,6 +223,7 @@ impl AgentKind {
             AgentKind::Codex => &codex::CodexCli,
             AgentKind::Gemini => &gemini::GeminiCli,
             AgentKind::Qwen => &qwen::QwenCode,
+            AgentKind::Copilot => &copilot::CopilotCli,
         }
     }
 
@@ -208,6 +235,7 @@ impl AgentKind {
             AgentKind::Codex => &codex::CodexCli,
             AgentKind::Gemini => &gemini::GeminiCli,
             AgentKind::Qwen => &qwen::QwenCode,
+            AgentKind::Copilot => &copilot::CopilotCli,
         }
     }
 

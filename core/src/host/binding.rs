@@ -202,7 +202,7 @@ pub fn claim(session: &str, agent: &AgentProcess) -> Claim {
         .map(|(f, id)| f.join(format!("{id}.jsonl")));
     let by_hook = HookRecord::read(session, agent.pane).map(|r| r.transcript_path);
     let held_open = || match agent.kind.log().holds_its_log_open() {
-        true => folder.as_deref().and_then(|f| open_transcript(agent.pid, f)),
+        true => folder.as_deref().and_then(|f| open_transcript(agent, f)),
         false => None,
     };
     let exact = match (by_session, by_hook) {
@@ -262,13 +262,15 @@ fn candidates(folder: &Path) -> Vec<Candidate> {
         .collect()
 }
 
-/// A transcript of `folder` the process holds open right now.
-fn open_transcript(pid: u32, folder: &Path) -> Option<PathBuf> {
-    fs::read_dir(format!("/proc/{pid}/fd"))
+/// A log under `folder` that a file the process holds open right now names
+/// ([`crate::agent::AgentLog::log_held_open`]).
+fn open_transcript(agent: &AgentProcess, folder: &Path) -> Option<PathBuf> {
+    let log = agent.kind.log();
+    fs::read_dir(format!("/proc/{}/fd", agent.pid))
         .ok()?
         .flatten()
         .filter_map(|fd| fs::read_link(fd.path()).ok())
-        .find(|target| target.parent() == Some(folder) && target.extension().is_some_and(|x| x == "jsonl"))
+        .find_map(|target| log.log_held_open(folder, &target))
 }
 
 /// When a process started, from /proc (ms since the epoch).

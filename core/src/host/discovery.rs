@@ -62,8 +62,8 @@ impl AgentProcess {
 }
 
 /// One agent process per pane: the oldest (lowest pid) agent in that pane,
-/// or the newest for a kind whose innermost process writes its status
-/// file ([`crate::agent::AgentLog::status_from_the_innermost_process`]).
+/// or the newest for a kind whose innermost process is the agent
+/// ([`crate::agent::AgentLog::innermost_process_is_the_agent`]).
 pub fn find_agents(session: &str) -> BTreeMap<u32, AgentProcess> {
     let mut found: BTreeMap<u32, AgentProcess> = BTreeMap::new();
     let Ok(entries) = fs::read_dir("/proc") else {
@@ -75,7 +75,7 @@ pub fn find_agents(session: &str) -> BTreeMap<u32, AgentProcess> {
         };
         if let Some(agent) = agent_process(pid, session) {
             let keep_old = found.get(&agent.pane).is_some_and(|old| {
-                let innermost = old.kind == agent.kind && old.kind.log().status_from_the_innermost_process();
+                let innermost = old.kind == agent.kind && old.kind.log().innermost_process_is_the_agent();
                 (old.pid < pid) != innermost
             });
             if !keep_old {

@@ -36,18 +36,21 @@ const TRANSCRIPT_BUDGET: Duration = Duration::from_millis(1_500);
 
 /// Runs the hook of an agent of `kind` within [`HOOK_BUDGET`]; every
 /// failure is swallowed (the agent must not notice).
-pub fn run_hook(kind: AgentKind) {
-    let _ = files::within(HOOK_BUDGET, move || hook_inner(kind));
+pub fn run_hook(kind: AgentKind, event: Option<String>) {
+    let _ = files::within(HOOK_BUDGET, move || hook_inner(kind, event.as_deref()));
 }
 
-fn hook_inner(kind: AgentKind) -> Option<()> {
+fn hook_inner(kind: AgentKind, name: Option<&str>) -> Option<()> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
         return None;
     }
     let mut payload = Vec::new();
     stdin.lock().take(MAX_PAYLOAD).read_to_end(&mut payload).ok()?;
-    let mut event = HookEvent::parse(&payload).ok()?;
+    let mut event = HookEvent::parse_named(&payload, name).ok()?;
+    if event.transcript_path.is_none() {
+        event.transcript_path = log_of_session(kind, &event);
+    }
     let pane: u32 = std::env::var("ZELLIJ_PANE_ID").ok()?.trim().parse().ok()?;
     let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
     let now = now_ms();
@@ -60,6 +63,14 @@ fn hook_inner(kind: AgentKind) -> Option<()> {
         push::push_to_plugin(&session, &report);
     }
     Some(())
+}
+
+/// The log of the event's session, for agents whose hook payloads name the
+/// session but not its log (Copilot CLI's, but at a turn's end).
+fn log_of_session(kind: AgentKind, event: &HookEvent) -> Option<String> {
+    let home = kind.log().home(&|name| std::env::var(name).ok())?;
+    let path = kind.log().log_of_session(&home, event.session_id.as_deref()?)?;
+    Some(path.to_string_lossy().into_owned())
 }
 
 /// The verdict report a hook event pushes. A `Stop` is checked against the
@@ -128,7 +139,9 @@ pub fn install(options: &InstallOptions) -> Result<String> {
     let changed = if options.uninstall {
         remove_hooks(&mut settings)
     } else {
-        add_hooks(&mut settings, &options.agent.hooks().hook_entry(&command), &events)
+        let hooks = options.agent.hooks();
+        hooks.prepare_hooks_file(&mut settings);
+        add_hooks(&mut settings, &|event| hooks.hook_entry(&command, event), &events)
     }
     .map_err(|odd| anyhow::anyhow!("{}: {odd}; not touching it", edit.target.display()))?;
     let text = serde_json::to_string_pretty(&settings)? + "\n";
@@ -194,8 +207,16 @@ fn shell_quote(s: &str) -> String {
 /// argument `hook`; what follows (`--agent codex`, a redirection the user
 /// added) does not matter. `my-turnstile hook` or `turnstile-hook` are
 /// the user's own.
+/// The hooks of a group (`{"hooks": [...]}`; Copilot CLI's entries are flat).
+fn nested(group: &Value) -> impl Iterator<Item = &Value> {
+    group.get("hooks").and_then(Value::as_array).into_iter().flatten()
+}
+
 fn is_ours(hook: &Value) -> bool {
-    let Some(command) = hook.get("command").and_then(Value::as_str) else {
+    let command = ["command", "bash"]
+        .iter()
+        .find_map(|k| hook.get(*k).and_then(Value::as_str));
+    let Some(command) = command else {
         return false;
     };
     let mut words = shell_words(command).into_iter();
@@ -261,7 +282,7 @@ fn odd_shape(what: &str, found: &Value) -> String {
 /// Adds turnstile's hook to every event that lacks it. `Ok(true)` when
 /// something was added; an error naming the odd part when `hooks` or an
 /// event's entry has a shape the agent would not read (nothing is changed).
-fn add_hooks(settings: &mut Value, entry: &Value, events: &[&str]) -> Result<bool, String> {
+fn add_hooks(settings: &mut Value, entry: &dyn Fn(&str) -> Value, events: &[&str]) -> Result<bool, String> {
     let Some(root) = settings.as_object_mut() else {
         return Err(odd_shape("the settings", settings));
     };
@@ -279,13 +300,9 @@ fn add_hooks(settings: &mut Value, entry: &Value, events: &[&str]) -> Result<boo
     for event in events {
         let groups = hooks.entry(event.to_string()).or_insert_with(|| json!([]));
         let Some(groups) = groups.as_array_mut() else { continue };
-        let present = groups
-            .iter()
-            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
-            .flatten()
-            .any(is_ours);
+        let present = groups.iter().any(|g| is_ours(g) || nested(g).any(is_ours));
         if !present {
-            groups.push(entry.clone());
+            groups.push(entry(event));
             changed = true;
         }
     }
@@ -308,6 +325,10 @@ fn remove_hooks(settings: &mut Value) -> Result<bool, String> {
         let Some(groups) = groups.as_array_mut() else { continue };
         let mut removed_here = false;
         groups.retain_mut(|group| {
+            if is_ours(group) {
+                removed_here = true;
+                return false;
+            }
             let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
                 return true;
             };
@@ -338,8 +359,8 @@ mod tests {
     use super::*;
     use crate::agent::claude::hooks::EVENTS;
 
-    fn claude_entry(command: &str) -> Value {
-        AgentKind::Claude.hooks().hook_entry(command)
+    fn claude_entry(command: &str) -> impl Fn(&str) -> Value + '_ {
+        move |event| AgentKind::Claude.hooks().hook_entry(command, event)
     }
 
     #[test]

@@ -2,6 +2,42 @@
 //! line is held until its newline, a line longer than a limit is skipped
 //! (and reported) instead of buffered. Shared by every transcript classifier.
 
+use std::io::{self, Read, Seek, SeekFrom};
+
+/// Reads the last `max` bytes of a log from its first line start within
+/// them: `start` is called with that offset (0 for a smaller file) and
+/// returns what `feed` then gets the rest of the file in chunks. For the
+/// cold path of an append-only log whose turn is decided near its end.
+pub fn read_tail<R: Read + Seek, C>(
+    file: &mut R,
+    max: u64,
+    start: impl FnOnce(u64) -> C,
+    mut feed: impl FnMut(&mut C, &[u8]),
+) -> io::Result<C> {
+    let len = file.seek(SeekFrom::End(0))?;
+    let from = len.saturating_sub(max);
+    let mut offset = from;
+    if from > 0 {
+        // Skip to the first line that starts inside the tail.
+        file.seek(SeekFrom::Start(from - 1))?;
+        let mut byte = [0u8; 1];
+        while file.read(&mut byte)? == 1 && byte[0] != b'\n' {
+            offset += 1;
+        }
+    } else {
+        file.seek(SeekFrom::Start(0))?;
+    }
+    let mut classifier = start(offset);
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        let n = file.read(&mut chunk)?;
+        if n == 0 {
+            return Ok(classifier);
+        }
+        feed(&mut classifier, &chunk[..n]);
+    }
+}
+
 /// A line longer than this is skipped (and reported) instead of buffered,
 /// by every log classifier alike.
 pub const MAX_LINE_BYTES: usize = 64 << 20;

@@ -42,7 +42,7 @@ impl AgentHooks for GeminiCli {
     }
     /// Gemini CLI wants a matcher on every group, and counts its timeouts
     /// in milliseconds (5 would kill the hook at once).
-    fn hook_entry(&self, command: &str) -> serde_json::Value {
+    fn hook_entry(&self, command: &str, _event: &str) -> serde_json::Value {
         serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 5_000}]})
     }
     /// `~/.gemini/settings.json`, or the project's `.gemini/settings.json`.

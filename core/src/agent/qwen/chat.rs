@@ -19,16 +19,15 @@
 //! The cold path reads a bounded tail; both paths agree on every prefix of
 //! a log smaller than that tail.
 
-use crate::transcript::lines::{LineBuffer, Piece, MAX_LINE_BYTES};
+use crate::transcript::lines::{self, LineBuffer, Piece, MAX_LINE_BYTES};
 use crate::transcript::TranscriptVerdict;
 use crate::verdict::State;
 use serde::Deserialize;
 use serde_json::Value;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek};
 
 /// The cold path reads at most this much of the log's end.
 pub const TAIL_BYTES: u64 = 16 << 20;
-const CHUNK: usize = 64 << 10;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -271,33 +270,9 @@ fn is_retried(status: u64) -> bool {
 /// Classifies a chat log cold from its last [`TAIL_BYTES`] (from the first
 /// line that starts within them).
 pub fn classify_chat_tail<R: Read + Seek>(file: &mut R) -> io::Result<QwenChatClassifier> {
-    let len = file.seek(SeekFrom::End(0))?;
-    let start = len.saturating_sub(TAIL_BYTES);
-    let mut classifier = if start == 0 {
-        file.seek(SeekFrom::Start(0))?;
-        QwenChatClassifier::default()
-    } else {
-        // Skip to the first line that starts inside the tail.
-        file.seek(SeekFrom::Start(start - 1))?;
-        let mut skipped = 0u64;
-        let mut byte = [0u8; 1];
-        loop {
-            if file.read(&mut byte)? == 0 || byte[0] == b'\n' {
-                break;
-            }
-            skipped += 1;
-        }
-        QwenChatClassifier::starting_at(start + skipped)
-    };
-    let mut chunk = vec![0u8; CHUNK];
-    loop {
-        let n = file.read(&mut chunk)?;
-        if n == 0 {
-            break;
-        }
-        classifier.feed(&chunk[..n]);
-    }
-    Ok(classifier)
+    lines::read_tail(file, TAIL_BYTES, QwenChatClassifier::starting_at, |c, bytes| {
+        c.feed(bytes)
+    })
 }
 
 #[cfg(test)]

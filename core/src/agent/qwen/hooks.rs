@@ -69,7 +69,7 @@ impl AgentHooks for QwenCode {
         })
     }
     /// Every group has a matcher; timeouts are in seconds.
-    fn hook_entry(&self, command: &str) -> Value {
+    fn hook_entry(&self, command: &str, _event: &str) -> Value {
         json!({"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 5}]})
     }
     /// `~/.qwen/settings.json`, or the project's `.qwen/settings.json`.

@@ -85,7 +85,7 @@ impl AgentLog for QwenCode {
         })
     }
     /// Its status file is written by the last of its node processes.
-    fn status_from_the_innermost_process(&self) -> bool {
+    fn innermost_process_is_the_agent(&self) -> bool {
         true
     }
     fn project_folder(&self, home: &Path, cwd: &Path) -> PathBuf {
