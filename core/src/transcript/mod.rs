@@ -45,3 +45,65 @@ impl TranscriptVerdict {
         }
     }
 }
+
+/// What a line-by-line classifier of an append-only log has decided of the
+/// current turn, and its verdict (Qwen Code's chat log and Copilot CLI's
+/// events share it).
+#[derive(Debug, Clone, Default)]
+pub struct Turn {
+    /// The session id, from the lines read.
+    pub session_id: Option<String>,
+    /// The state decided so far (`None`: no turn yet).
+    pub state: Option<State>,
+    /// The state is working, and the answer may be the turn's end.
+    pub candidate: bool,
+    /// The answer of the turn, once written.
+    pub answer: Option<String>,
+    /// Tool calls without their result yet.
+    pub pending: usize,
+    /// Lines that could not be read.
+    pub invalid_lines: u64,
+    reason: String,
+    decided_offset: Option<u64>,
+    decided_at: Option<String>,
+}
+
+impl Turn {
+    /// Records what the line ending at `end`, written at `at`, decided.
+    pub fn decide(&mut self, state: State, candidate: bool, reason: String, end: u64, at: Option<String>) {
+        self.state = Some(state);
+        self.candidate = candidate;
+        self.reason = reason;
+        self.decided_offset = Some(end);
+        self.decided_at = at;
+    }
+
+    /// True while a turn runs with nothing that may end it yet.
+    pub fn runs(&self) -> bool {
+        self.state == Some(State::Working) && !self.candidate
+    }
+
+    /// The verdict after the lines read so far.
+    pub fn verdict(&self) -> TranscriptVerdict {
+        let (state, reason) = match self.state {
+            Some(state) => (
+                state,
+                format!("{} (bytes ..{})", self.reason, self.decided_offset.unwrap_or(0)),
+            ),
+            None => (State::Unknown, "no turn yet".to_owned()),
+        };
+        TranscriptVerdict {
+            state,
+            reason,
+            session_id: self.session_id.clone(),
+            since: self.decided_at.clone(),
+            answer: self.answer.clone(),
+            candidate: self.candidate.then_some(State::Done),
+            line: None,
+            offset: self.decided_offset,
+            pending_tools: if state == State::Working { self.pending } else { 0 },
+            background_agents: 0,
+            invalid_lines: self.invalid_lines,
+        }
+    }
+}

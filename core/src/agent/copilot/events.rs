@@ -16,7 +16,7 @@
 //! log smaller than that tail.
 
 use crate::transcript::lines::{self, LineBuffer, Piece, MAX_LINE_BYTES};
-use crate::transcript::TranscriptVerdict;
+use crate::transcript::{TranscriptVerdict, Turn};
 use crate::verdict::State;
 use serde::Deserialize;
 use serde_json::Value;
@@ -113,15 +113,7 @@ fn may_matter(bytes: &[u8]) -> bool {
 #[derive(Debug, Clone, Default)]
 pub struct EventsClassifier {
     lines: LineBuffer,
-    session_id: Option<String>,
-    state: Option<State>,
-    candidate: bool,
-    answer: Option<String>,
-    reason: String,
-    pending: usize,
-    decided_offset: Option<u64>,
-    decided_at: Option<String>,
-    invalid_lines: u64,
+    turn: Turn,
 }
 
 impl EventsClassifier {
@@ -148,7 +140,7 @@ impl EventsClassifier {
         let mut lines = std::mem::take(&mut self.lines);
         lines.feed(bytes, MAX_LINE_BYTES, |piece, end| match piece {
             Piece::Line(line) => self.apply(line, end),
-            Piece::TooLong(_) => self.invalid_lines += 1,
+            Piece::TooLong(_) => self.turn.invalid_lines += 1,
         });
         self.lines = lines;
     }
@@ -159,24 +151,25 @@ impl EventsClassifier {
             return;
         }
         let Ok(line) = serde_json::from_slice::<Line>(trimmed) else {
-            self.invalid_lines += 1;
+            self.turn.invalid_lines += 1;
             return;
         };
-        let running = self.state.is_some_and(|s| matches!(s, State::Working | State::Waiting));
+        let turn = &mut self.turn;
+        let running = turn.state.is_some_and(|s| matches!(s, State::Working | State::Waiting));
         let (state, candidate, reason) = match event_of(&line) {
             Event::Other => return,
             Event::Session(id) => {
-                self.session_id = Some(id);
+                turn.session_id = Some(id);
                 return;
             }
             Event::Prompt => {
-                self.pending = 0;
-                self.answer = None;
+                turn.pending = 0;
+                turn.answer = None;
                 (State::Working, false, "user.message: a turn runs".to_owned())
             }
             Event::ToolRound(calls) => {
-                self.pending += calls;
-                self.answer = None;
+                turn.pending += calls;
+                turn.answer = None;
                 (
                     State::Working,
                     false,
@@ -184,22 +177,22 @@ impl EventsClassifier {
                 )
             }
             Event::Answer(text) => {
-                self.pending = 0;
-                self.answer = Some(text);
+                turn.pending = 0;
+                turn.answer = Some(text);
                 let why = "an answer without tool requests; its round's end confirms it";
                 (State::Working, true, why.to_owned())
             }
-            Event::RoundEnd if self.candidate => (State::Done, false, "assistant.turn_end after the answer".to_owned()),
+            Event::RoundEnd if turn.candidate => (State::Done, false, "assistant.turn_end after the answer".to_owned()),
             Event::PermissionAsked => (State::Waiting, false, "permission.requested: a tool waits".to_owned()),
             event @ (Event::PermissionAnswered | Event::ToolDone | Event::RoundEnd) if running => {
                 if event == Event::ToolDone {
-                    self.pending = self.pending.saturating_sub(1);
+                    turn.pending = turn.pending.saturating_sub(1);
                 }
                 (State::Working, false, format!("{}: the turn goes on", line.kind))
             }
             Event::PermissionAnswered | Event::ToolDone | Event::RoundEnd => return,
             Event::Aborted(reason) => {
-                self.answer = None;
+                turn.answer = None;
                 (State::Interrupted, false, format!("abort ({reason})"))
             }
             Event::Error { status, message } if is_retried(status) => {
@@ -213,11 +206,11 @@ impl EventsClassifier {
                 )
             }
             Event::Error { status, message } => {
-                self.answer = None;
+                turn.answer = None;
                 (State::Failed, false, format!("session.error HTTP {status}: {message}"))
             }
             Event::Rewound => {
-                self.answer = None;
+                turn.answer = None;
                 (
                     State::Interrupted,
                     false,
@@ -225,35 +218,12 @@ impl EventsClassifier {
                 )
             }
         };
-        self.state = Some(state);
-        self.candidate = candidate;
-        self.reason = reason;
-        self.decided_offset = Some(end);
-        self.decided_at = line.timestamp;
+        turn.decide(state, candidate, reason, end, line.timestamp);
     }
 
     /// The verdict after everything fed so far.
     pub fn verdict(&self) -> TranscriptVerdict {
-        let (state, reason) = match self.state {
-            Some(state) => (
-                state,
-                format!("{} (bytes ..{})", self.reason, self.decided_offset.unwrap_or(0)),
-            ),
-            None => (State::Unknown, "no turn yet".to_owned()),
-        };
-        TranscriptVerdict {
-            state,
-            reason,
-            session_id: self.session_id.clone(),
-            since: self.decided_at.clone(),
-            answer: self.answer.clone(),
-            candidate: self.candidate.then_some(State::Done),
-            line: None,
-            offset: self.decided_offset,
-            pending_tools: if state == State::Working { self.pending } else { 0 },
-            background_agents: 0,
-            invalid_lines: self.invalid_lines,
-        }
+        self.turn.verdict()
     }
 }
 

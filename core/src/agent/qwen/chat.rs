@@ -20,7 +20,7 @@
 //! a log smaller than that tail.
 
 use crate::transcript::lines::{self, LineBuffer, Piece, MAX_LINE_BYTES};
-use crate::transcript::TranscriptVerdict;
+use crate::transcript::{TranscriptVerdict, Turn};
 use crate::verdict::State;
 use serde::Deserialize;
 use serde_json::Value;
@@ -128,15 +128,7 @@ fn may_matter(bytes: &[u8]) -> bool {
 #[derive(Debug, Clone, Default)]
 pub struct QwenChatClassifier {
     lines: LineBuffer,
-    session_id: Option<String>,
-    state: Option<State>,
-    candidate: bool,
-    answer: Option<String>,
-    reason: String,
-    pending: usize,
-    decided_offset: Option<u64>,
-    decided_at: Option<String>,
-    invalid_lines: u64,
+    turn: Turn,
 }
 
 impl QwenChatClassifier {
@@ -163,7 +155,7 @@ impl QwenChatClassifier {
         let mut lines = std::mem::take(&mut self.lines);
         lines.feed(bytes, MAX_LINE_BYTES, |piece, end| match piece {
             Piece::Line(line) => self.apply(line, end),
-            Piece::TooLong(_) => self.invalid_lines += 1,
+            Piece::TooLong(_) => self.turn.invalid_lines += 1,
         });
         self.lines = lines;
     }
@@ -174,23 +166,23 @@ impl QwenChatClassifier {
             return;
         }
         let Ok(record) = serde_json::from_slice::<Record>(trimmed) else {
-            self.invalid_lines += 1;
+            self.turn.invalid_lines += 1;
             return;
         };
+        let turn = &mut self.turn;
         if let Some(id) = &record.session_id {
-            self.session_id = Some(id.clone());
+            turn.session_id = Some(id.clone());
         }
-        let running = self.state == Some(State::Working) && !self.candidate;
         let (state, candidate, reason) = match event_of(&record) {
             Event::Other => return,
             Event::Prompt => {
-                self.pending = 0;
-                self.answer = None;
+                turn.pending = 0;
+                turn.answer = None;
                 (State::Working, false, "a prompt: a turn runs".to_owned())
             }
             Event::ToolRound(calls) => {
-                self.pending += calls;
-                self.answer = None;
+                turn.pending += calls;
+                turn.answer = None;
                 (
                     State::Working,
                     false,
@@ -198,7 +190,7 @@ impl QwenChatClassifier {
                 )
             }
             Event::ToolResult { cancelled: true } => {
-                self.pending = 0;
+                turn.pending = 0;
                 (
                     State::Interrupted,
                     false,
@@ -206,23 +198,23 @@ impl QwenChatClassifier {
                 )
             }
             Event::ToolResult { cancelled: false } => {
-                self.pending = self.pending.saturating_sub(1);
+                turn.pending = turn.pending.saturating_sub(1);
                 (State::Working, false, "a tool result: the model goes on".to_owned())
             }
             Event::Answer(text) => {
-                self.pending = 0;
-                self.answer = Some(text);
+                turn.pending = 0;
+                turn.answer = Some(text);
                 let why = "an answer without tool calls: the turn's end unless the agent goes on; needs confirmation";
                 (State::Working, true, why.to_owned())
             }
             // Only an error of the running turn counts (not of the side
             // requests sent after an answer).
-            Event::ApiError { .. } if !running => return,
+            Event::ApiError { .. } if !turn.runs() => return,
             Event::ApiError { status, message } if is_retried(status) => {
                 (State::Working, false, format!("HTTP {status}, retried: {message}"))
             }
             Event::ApiError { status, message } => {
-                self.answer = None;
+                turn.answer = None;
                 (
                     State::Failed,
                     false,
@@ -230,35 +222,12 @@ impl QwenChatClassifier {
                 )
             }
         };
-        self.state = Some(state);
-        self.candidate = candidate;
-        self.reason = reason;
-        self.decided_offset = Some(end);
-        self.decided_at = record.timestamp;
+        turn.decide(state, candidate, reason, end, record.timestamp);
     }
 
     /// The verdict after everything fed so far.
     pub fn verdict(&self) -> TranscriptVerdict {
-        let (state, reason) = match self.state {
-            Some(state) => (
-                state,
-                format!("{} (bytes ..{})", self.reason, self.decided_offset.unwrap_or(0)),
-            ),
-            None => (State::Unknown, "no turn yet".to_owned()),
-        };
-        TranscriptVerdict {
-            state,
-            reason,
-            session_id: self.session_id.clone(),
-            since: self.decided_at.clone(),
-            answer: self.answer.clone(),
-            candidate: self.candidate.then_some(State::Done),
-            line: None,
-            offset: self.decided_offset,
-            pending_tools: if state == State::Working { self.pending } else { 0 },
-            background_agents: 0,
-            invalid_lines: self.invalid_lines,
-        }
+        self.turn.verdict()
     }
 }
 
