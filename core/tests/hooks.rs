@@ -600,3 +600,69 @@ fn a_large_answer_reaches_zellij_on_stdin_whole_never_in_argv() {
     let payload: serde_json::Value = serde_json::from_str(&format!("{{{stdin}")).unwrap();
     assert_eq!(payload["answer"].as_str().map(str::len), Some(answer.len()));
 }
+
+#[test]
+fn copilot_hooks_name_their_event_and_the_hook_finds_the_sessions_log() {
+    // Copilot CLI's payloads are camelCase and name neither their event nor
+    // (but at agentStop) the session's log.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(format!("{FIXTURES}/../copilot/1.0.102-tool/hooks.jsonl")).unwrap();
+    let payload = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["argv"][0] == "userPromptSubmitted")
+        .unwrap()["hook"]
+        .clone();
+    let session = payload["sessionId"].as_str().unwrap().to_owned();
+    let child = start_hook(
+        dir.path(),
+        &["--agent", "copilot", "--event", "userPromptSubmitted"],
+        "6",
+        &payload,
+    );
+    assert!(child.wait_with_output().unwrap().status.success());
+    let report: serde_json::Value = serde_json::from_str(calls(dir.path()).lines().last().unwrap()).unwrap();
+    assert_eq!(report["verdicts"][0]["state"], "working");
+    assert_eq!(report["agent"]["kind"], "copilot");
+    let log = format!(".copilot/session-state/{session}/events.jsonl");
+    assert!(
+        report["agent"]["transcript"].as_str().unwrap().ends_with(&log),
+        "{report}"
+    );
+    let record = std::fs::read_to_string(dir.path().join("state/turnstile/bindings/sess/6.json")).unwrap();
+    assert!(
+        record.contains(&log),
+        "the pane is bound from the first prompt: {record}"
+    );
+}
+
+#[test]
+fn install_hooks_for_copilot_and_qwen_write_the_shapes_they_read() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| Command::new(BIN).args(args).env("HOME", home.path()).output().unwrap();
+    assert!(run(&["install-hooks", "--agent", "copilot"]).status.success());
+    let file = home.path().join(".copilot/hooks/hooks.json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(v["version"], 1);
+    for event in ["userPromptSubmitted", "notification", "agentStop", "sessionEnd"] {
+        let entry = &v["hooks"][event][0];
+        assert_eq!(entry["type"], "command", "{event}: a flat entry");
+        let bash = entry["bash"].as_str().unwrap();
+        assert!(
+            bash.ends_with(&format!("hook --agent copilot --event {event}")),
+            "{bash}"
+        );
+    }
+    assert!(String::from_utf8_lossy(&run(&["install-hooks", "--agent", "copilot"]).stderr).contains("already"));
+    assert!(run(&["uninstall-hooks", "--agent", "copilot"]).status.success());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(v, serde_json::json!({"version": 1}));
+
+    assert!(run(&["install-hooks", "--agent", "qwen"]).status.success());
+    let file = home.path().join(".qwen/settings.json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let group = &v["hooks"]["Stop"][0];
+    assert_eq!(group["matcher"], "*");
+    assert_eq!(group["hooks"][0]["timeout"], 5, "Qwen Code counts seconds");
+    assert!(run(&["uninstall-hooks", "--agent", "qwen"]).status.success());
+}
