@@ -2,7 +2,7 @@
 provider against the loopback fake of the Chat Completions API
 (`fake_chat.py`), next to real Claude Code where a scenario needs it. It
 asks before each shell command except `sleep` (`--allow-tool`)."""
-import os, subprocess, sys, time, unittest
+import os, sys, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import (claude_argv, copilot_argv, copilot_ready, install_copilot_hooks, prepare_copilot_home,

@@ -2,7 +2,7 @@
 Chat Completions API (`fake_chat.py`), next to real Claude Code where a
 scenario needs it. Qwen Code asks before each shell command (approval mode
 `default`) except `sleep`, which its settings allow."""
-import os, subprocess, sys, time, unittest
+import os, sys, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, prepare_home, prepare_qwen_home, qwen_argv, qwen_ready
