@@ -202,16 +202,16 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// True for a hook command turnstile installed: its program is a file
-/// named exactly `turnstile` (any folder, quoted or not) and its first
-/// argument `hook`; what follows (`--agent codex`, a redirection the user
-/// added) does not matter. `my-turnstile hook` or `turnstile-hook` are
-/// the user's own.
 /// The hooks of a group (`{"hooks": [...]}`; Copilot CLI's entries are flat).
 fn nested(group: &Value) -> impl Iterator<Item = &Value> {
     group.get("hooks").and_then(Value::as_array).into_iter().flatten()
 }
 
+/// True for a hook command turnstile installed: its program is a file
+/// named exactly `turnstile` (any folder, quoted or not) and its first
+/// argument `hook`; what follows (`--agent codex`, a redirection the user
+/// added) does not matter. `my-turnstile hook` or `turnstile-hook` are
+/// the user's own.
 fn is_ours(hook: &Value) -> bool {
     let command = ["command", "bash"]
         .iter()
