@@ -90,7 +90,10 @@ class Notify(unittest.TestCase):
             wait_for("late done in the bar", lambda: "done" in (segment(z.bar(), "late") or ""), timeout=40)
             late_in_bar = time.time()
             # ... and the next run waits until `timeout` kills it (10 s).
-            wait_for("late notified once the hung notifier is killed", lambda: len(lines_of(log)) == 2, timeout=25)
+            # The notifier writes its log line, then (another command, later
+            # on a busy machine) its env line: wait for both.
+            wait_for("late notified once the hung notifier is killed",
+                     lambda: len(lines_of(log)) == 2 and len(lines_of(env)) == 2, timeout=25)
             self.assertEqual(lines_of(log)[1], f"{late}|late|done|claude||Answer 1 from late: all 4 checks pass.")
             runs = [l.split() for l in lines_of(env)]
             self.assertEqual([r[:3] for r in runs], [[str(early), "done", "1"], [str(late), "done", "1"]])
