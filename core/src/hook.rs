@@ -56,6 +56,18 @@ pub struct HookEvent {
     pub source: Option<String>,
 }
 
+/// The mark of a turn's end that a pane's hook record of `event` (written
+/// at `at`) leaves when the event's own report is lost: working with a done
+/// candidate, keyed as the report is (`<event>@<at>`), so the report, once
+/// seen, is never replaced by it.
+pub fn record_mark(event: &str, at: Millis) -> Verdict {
+    let reason = format!("{event} hook ran (its record says so; its report is not in)");
+    let mut mark = Verdict::new(State::Working, Source::Hook, reason, at);
+    mark.candidate = Some(State::Done);
+    mark.key = Some(format!("{event}@{at}"));
+    mark
+}
+
 impl HookEvent {
     /// Parses a hook payload; a clear message for anything else.
     pub fn parse(bytes: &[u8]) -> Result<HookEvent, crate::Error> {

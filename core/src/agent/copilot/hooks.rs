@@ -11,7 +11,7 @@
 use super::home::CopilotHome;
 use super::CopilotCli;
 use crate::agent::AgentHooks;
-use crate::hook::HookEvent;
+use crate::hook::{record_mark, HookEvent};
 use crate::transcript::TranscriptVerdict;
 use crate::{Millis, Source, State, Verdict};
 use serde_json::{json, Value};
@@ -42,13 +42,7 @@ impl AgentHooks for CopilotCli {
     }
     /// `agentStop` fires on a done only: its record marks the end.
     fn record_verdict(&self, event: &str, at: Millis) -> Option<Verdict> {
-        self.ends_a_turn(event).then(|| {
-            let reason = "agentStop hook ran (its record says so; its report is not in)".to_owned();
-            let mut mark = Verdict::new(State::Working, Source::Hook, reason, at);
-            mark.candidate = Some(State::Done);
-            mark.key = Some(format!("{event}@{at}"));
-            mark
-        })
+        self.ends_a_turn(event).then(|| record_mark(event, at))
     }
     /// A flat entry naming its event on the command line (payloads do not).
     fn hook_entry(&self, command: &str, event: &str) -> Value {

@@ -5,7 +5,7 @@
 use super::home::GeminiHome;
 use super::GeminiCli;
 use crate::agent::AgentHooks;
-use crate::hook::HookEvent;
+use crate::hook::{record_mark, HookEvent};
 use crate::transcript::TranscriptVerdict;
 use crate::{Millis, Source, State, Verdict};
 use std::path::{Path, PathBuf};
@@ -36,9 +36,7 @@ impl AgentHooks for GeminiCli {
     /// chat log's answer confirms it; its cancel or error is a turn end
     /// itself).
     fn record_verdict(&self, event: &str, at: Millis) -> Option<Verdict> {
-        let mut mark = self.ends_a_turn(event).then(|| turn_end(at, None))?;
-        mark.reason = "AfterAgent hook ran (its record says so; its report is not in)".into();
-        Some(mark)
+        self.ends_a_turn(event).then(|| record_mark(event, at))
     }
     /// Gemini CLI wants a matcher on every group, and counts its timeouts
     /// in milliseconds (5 would kill the hook at once).

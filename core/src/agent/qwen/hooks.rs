@@ -10,7 +10,7 @@
 use super::home::QwenHome;
 use super::QwenCode;
 use crate::agent::AgentHooks;
-use crate::hook::HookEvent;
+use crate::hook::{record_mark, HookEvent};
 use crate::transcript::TranscriptVerdict;
 use crate::{Millis, Source, State, Verdict};
 use serde_json::{json, Value};
@@ -60,13 +60,7 @@ impl AgentHooks for QwenCode {
     }
     /// `Stop` fires on a done only: its record marks the end.
     fn record_verdict(&self, event: &str, at: Millis) -> Option<Verdict> {
-        (event == "Stop").then(|| {
-            let reason = "Stop hook ran (its record says so; its report is not in)".to_owned();
-            let mut mark = Verdict::new(State::Working, Source::Hook, reason, at);
-            mark.candidate = Some(State::Done);
-            mark.key = Some(format!("Stop@{at}"));
-            mark
-        })
+        (event == "Stop").then(|| record_mark(event, at))
     }
     /// Every group has a matcher; timeouts are in seconds.
     fn hook_entry(&self, command: &str, _event: &str) -> Value {
