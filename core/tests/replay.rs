@@ -9,10 +9,6 @@ use serde_json::Value;
 use std::io::Cursor;
 use std::path::PathBuf;
 use turnstile_core::agent::claude::transcript::{classify_tail, TailOptions};
-use turnstile_core::agent::codex::rollout::classify_rollout_tail;
-use turnstile_core::agent::copilot::events::classify_events_tail;
-use turnstile_core::agent::gemini::chat::classify_chat;
-use turnstile_core::agent::qwen::chat::classify_chat_tail;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::transcript::TranscriptVerdict;
 use turnstile_core::{ansi, State};
@@ -40,6 +36,7 @@ fn corpus() -> Vec<(PathBuf, AgentKind)> {
         .chain(recordings("gemini").into_iter().map(|d| (d, AgentKind::Gemini)))
         .chain(recordings("qwen").into_iter().map(|d| (d, AgentKind::Qwen)))
         .chain(recordings("copilot").into_iter().map(|d| (d, AgentKind::Copilot)))
+        .chain(recordings("opencode").into_iter().map(|d| (d, AgentKind::OpenCode)))
         .collect()
 }
 
@@ -96,12 +93,9 @@ fn incremental(prefix: &[u8], kind: AgentKind) -> TranscriptVerdict {
 
 fn cold(prefix: &[u8], kind: AgentKind) -> TranscriptVerdict {
     let mut bytes = Cursor::new(prefix);
-    match kind {
-        AgentKind::Codex => return classify_rollout_tail(&mut bytes).expect("in-memory read").verdict(),
-        AgentKind::Gemini => return classify_chat(&mut bytes).expect("in-memory read").verdict(),
-        AgentKind::Qwen => return classify_chat_tail(&mut bytes).expect("in-memory read").verdict(),
-        AgentKind::Copilot => return classify_events_tail(&mut bytes).expect("in-memory read").verdict(),
-        AgentKind::Claude => {}
+    if kind != AgentKind::Claude {
+        // Every other kind's cold path, through the agent model.
+        return kind.log().classify_log(&mut bytes, false).expect("in-memory read").verdict();
     }
     let options = TailOptions {
         chunk_bytes: 4096,
@@ -158,9 +152,7 @@ fn every_finished_turn_yields_its_recorded_answer() {
             // need its confirming line.
             let end = match kind {
                 AgentKind::Claude => turn["confirm_offset"].as_u64(),
-                AgentKind::Codex | AgentKind::Gemini | AgentKind::Qwen | AgentKind::Copilot => {
-                    turn["outcome_offset"].as_u64()
-                }
+                _ => turn["outcome_offset"].as_u64(),
             };
             let (Some(answer), Some(end)) = (turn["answer"].as_str(), end) else {
                 continue;

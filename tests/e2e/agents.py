@@ -242,3 +242,48 @@ def install_copilot_hooks(home):
     """turnstile's hooks into the sandbox's `~/.copilot/hooks/hooks.json`."""
     subprocess.run([turnstile_bin(), "install-hooks", "--agent", "copilot"], env={**os.environ, "HOME": home},
                    check=True, capture_output=True)
+
+
+def opencode_command():
+    """argv that starts the pinned OpenCode (a Bun single-file binary, installed and cached on first use)."""
+    path = os.environ.get("TURNSTILE_OPENCODE") or subprocess.check_output(
+        [os.path.join(ROOT, "scripts", "ensure-opencode")], text=True).strip()
+    return [path]
+
+
+def opencode_env(home):
+    """The environment of an offline OpenCode whose every folder is under `home`."""
+    return {"XDG_CONFIG_HOME": os.path.join(home, ".config"), "XDG_DATA_HOME": os.path.join(home, ".local", "share"),
+            "XDG_CACHE_HOME": os.path.join(home, ".cache"), "XDG_STATE_HOME": os.path.join(home, ".local", "state"),
+            "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1"}
+
+
+def opencode_argv(home):
+    """A pane command: OpenCode against the fake Chat Completions API its
+    config names (`prepare_opencode_home`)."""
+    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "-u", "CI", "TERM_PROGRAM=", f"HOME={home}"]
+    return env + [f"{k}={v}" for k, v in opencode_env(home).items()] + opencode_command()
+
+
+def prepare_opencode_home(home, api, hooks=False):
+    """OpenCode's config in a sandbox HOME: the fake provider, no updates or
+    sharing, `touch` asks for approval (everything else allowed); turnstile's
+    plugin if `hooks`."""
+    config = os.path.join(home, ".config", "opencode")
+    os.makedirs(config, exist_ok=True)
+    provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": api.url, "apiKey": "x"},
+                "models": {"fake-model": {"name": "Fake Model", "tool_call": True}}}
+    settings = {"$schema": "https://opencode.ai/config.json", "model": "fake/fake-model",
+                "small_model": "fake/fake-model", "autoupdate": False, "share": "disabled",
+                "provider": {"fake": provider}, "permission": {"bash": {"*": "allow", "touch *": "ask"}}}
+    with open(os.path.join(config, "opencode.json"), "w") as f:
+        json.dump(settings, f)
+    if hooks:
+        subprocess.run([turnstile_bin(), "install-hooks", "--agent", "opencode"],
+                       env={**os.environ, "HOME": home, **opencode_env(home)}, check=True, capture_output=True)
+
+
+def opencode_ready(screen):
+    """OpenCode drew its input box."""
+    return "Ask anything" in screen

@@ -20,8 +20,8 @@ import argparse, glob, json, os, re, subprocess, sys, tempfile, threading, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from agents import (codex_command, codex_ready, copilot_command, copilot_env, copilot_ready,  # noqa: E402
-                    gemini_command, gemini_ready, prepare_copilot_home, qwen_command, qwen_env, qwen_ready,
-                    qwen_settings)
+                    gemini_command, gemini_ready, opencode_command, opencode_env, opencode_ready,
+                    prepare_copilot_home, prepare_opencode_home, qwen_command, qwen_env, qwen_ready, qwen_settings)
 from fake_chat import FakeChat  # noqa: E402
 from fake_gemini import FakeGemini  # noqa: E402
 from fake_openai import FakeOpenAI  # noqa: E402
@@ -306,7 +306,118 @@ class Copilot:
         pass
 
 
-AGENTS = {"codex": Codex(), "gemini": Gemini(), "qwen": Qwen(), "copilot": Copilot()}
+class OpenCode:
+    """OpenCode: its config, its SQLite database (the session's rows of the
+    append-only `event` table, one JSON line each, as turnstile reads them),
+    its bus events (through a logging plugin)."""
+    name, fake, dialog = "opencode", FakeChat, "Permission required"
+    hook_events = ("session.status", "session.idle", "session.error", "permission.asked", "permission.replied",
+                   "message.updated")
+
+    def prepare(self, rec):
+        prepare_opencode_home(rec.home, rec.api)
+        plugins = os.path.join(rec.home, ".config", "opencode", "plugins")
+        os.makedirs(plugins, exist_ok=True)
+        wanted = json.dumps(list(self.hook_events))
+        with open(os.path.join(plugins, "hooklog.js"), "w") as f:
+            f.write('import { appendFileSync } from "node:fs";\n'
+                    f"const wanted = new Set({wanted});\n"
+                    "export const HookLog = async (ctx) => ({\n"
+                    "  event: async ({ event }) => {\n"
+                    "    if (!wanted.has(event.type)) return;\n"
+                    f"    appendFileSync({json.dumps(rec.hook_log)}, JSON.stringify({{t: Date.now() / 1000, "
+                    "hook: event, argv: [event.type], pid: process.pid, pane: process.env.ZELLIJ_PANE_ID}) + \"\\n\");\n"
+                    "  },\n"
+                    "  \"chat.message\": async (input) => {\n"
+                    f"    appendFileSync({json.dumps(rec.hook_log)}, JSON.stringify({{t: Date.now() / 1000, "
+                    "hook: {type: \"chat.message\", properties: input}, argv: [\"chat.message\"]}) + \"\\n\");\n"
+                    "  },\n"
+                    "});\n")
+
+    def command(self, rec):
+        return opencode_command(), opencode_env(rec.home)
+
+    def database(self, rec):
+        return os.path.join(rec.home, ".local", "share", "opencode", "opencode.db")
+
+    def transcript(self, rec):
+        path = self.database(rec)
+        return [path] if os.path.exists(path) else []
+
+    def export(self, rec):
+        """The newest session's event rows as JSONL (what turnstile renders)."""
+        path = self.database(rec)
+        if not os.path.exists(path):
+            return b""
+        import sqlite3
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+            row = db.execute("SELECT id FROM session ORDER BY time_created DESC LIMIT 1").fetchone()
+            if not row:
+                return b""
+            rows = db.execute("SELECT aggregate_id, seq, type, data FROM event WHERE aggregate_id = ? ORDER BY seq",
+                              (row[0],)).fetchall()
+            db.close()
+        except sqlite3.Error:
+            return b""
+        return b"".join(
+            f'{{"aggregate_id":{json.dumps(a)},"seq":{q},"type":{json.dumps(t)},"data":{d}}}\n'.encode()
+            for a, q, t, d in rows)
+
+    def ready(self, screen):
+        return opencode_ready(screen)
+
+    def busy(self, screen, title):
+        return "esc interrupt" in screen or "esc again to interrupt" in screen or "retrying" in screen
+
+    def turns(self, data):
+        """[(start line, outcome line or None, outcome, answer)]: a new user message starts a
+        turn; its assistant message ends it: finish `stop` done, `MessageAbortedError` (or
+        completed with neither finish nor error) interrupted, another error failed."""
+        lines = [(a, b, o) for a, b, o in read_lines(data) if o]
+        out, users, texts = [], set(), {}
+        for a, b, o in lines:
+            kind, d = o.get("type"), o.get("data") or {}
+            if kind == "message.part.updated.1":
+                part = d.get("part") or {}
+                if part.get("type") == "text":
+                    texts[(part.get("messageID"), part.get("id"))] = part.get("text") or ""
+                continue
+            if kind != "message.updated.1":
+                continue
+            info = d.get("info") or {}
+            if info.get("role") == "user":
+                if info.get("id") not in users:
+                    users.add(info.get("id"))
+                    out.append([(a, b), None, "working", None])
+                continue
+            if not out or out[-1][1] is not None or not (info.get("time") or {}).get("completed"):
+                continue
+            error, finish = info.get("error"), info.get("finish")
+            if error:
+                outcome = "interrupted" if error.get("name") == "MessageAbortedError" else "failed"
+            elif finish == "tool-calls":
+                continue
+            elif finish:
+                outcome = "done"
+            else:
+                outcome = "interrupted"
+            answer = None
+            if outcome == "done":
+                answer = "".join(t for (m, _), t in texts.items() if m == info.get("id")) or None
+            out[-1][1:] = [(a, b), outcome, answer]
+        return [tuple(t) for t in out]
+
+    def version(self):
+        out = subprocess.run(opencode_command() + ["--version"], capture_output=True, text=True).stdout
+        found = re.search(r"\d+\.\d+\.\d+", out)
+        return found.group(0) if found else "unknown"
+
+    def close(self, rec):
+        pass
+
+
+AGENTS = {"codex": Codex(), "gemini": Gemini(), "qwen": Qwen(), "copilot": Copilot(), "opencode": OpenCode()}
 
 
 class Recorder:
@@ -341,7 +452,16 @@ class Recorder:
         files = self.agent.transcript(self)
         return max(files, key=os.path.getmtime) if files else None
 
+    def transcript_bytes(self):
+        """The transcript as the fixture keeps it (OpenCode's: its database's rows, exported)."""
+        if hasattr(self.agent, "export"):
+            return self.agent.export(self)
+        path = self.transcript()
+        return open(path, "rb").read() if path else b""
+
     def transcript_size(self):
+        if hasattr(self.agent, "export"):
+            return len(self.agent.export(self))
         path = self.transcript()
         return os.path.getsize(path) if path else 0
 
@@ -414,15 +534,15 @@ def tool(r):
 
 
 def perm(r):
-    r.prompt("perm:" if r.agent.name in ("codex", "qwen", "copilot") else "tool:3")
+    r.prompt("perm:" if r.agent.name in ("codex", "qwen", "copilot", "opencode") else "tool:3")
     approve(r)
-    r.until_answered("perm:" if r.agent.name in ("codex", "qwen", "copilot") else "tool:3")
+    r.until_answered("perm:" if r.agent.name in ("codex", "qwen", "copilot", "opencode") else "tool:3")
 
 
 def escape(r):
     """Escape (Copilot CLI wants it twice: the first only says `esc again to interrupt`)."""
     r.key("Escape")
-    if r.agent.name == "copilot":
+    if r.agent.name in ("copilot", "opencode"):
         time.sleep(0.3)
         r.key("Escape")
 
@@ -433,8 +553,8 @@ def interrupt(r):
         approve(r)
     time.sleep(3)
     escape(r)
-    r.until_screen({"codex": "Conversation interrupted", "copilot": "cancelled by user"}.get(r.agent.name,
-                                                                                       "Request cancelled"))
+    shown = {"codex": "Conversation interrupted", "copilot": "cancelled by user", "opencode": "· interrupted"}
+    r.until_screen(shown.get(r.agent.name, "Request cancelled"))
     time.sleep(1.5)
     r.prompt("echo:after the interrupt")
     r.until_answered("echo:after the interrupt")
@@ -442,7 +562,7 @@ def interrupt(r):
 
 def fail(r):
     failure = "fail:500" if r.agent.name == "codex" else "fail:400"
-    if r.agent.name in ("qwen", "copilot"):
+    if r.agent.name in ("qwen", "copilot", "opencode"):
         r.prompt(failure)
         wait_for("the failure", lambda: r.api.finished(failure), timeout=30)
         time.sleep(3)
@@ -450,7 +570,8 @@ def fail(r):
         time.sleep(6)
         escape(r)
         time.sleep(3)
-        r.key("C-u")  # Escape puts the prompt back into the input box
+        if r.agent.name != "opencode":
+            r.key("C-u")  # Escape puts the prompt back into the input box
         r.prompt("echo:after the failure")
         r.until_answered("echo:after the failure")
         return
@@ -520,7 +641,7 @@ def draft_truth(rec, name, scenario, data):
 def write_fixture(rec, out, name, scenario, notes):
     os.makedirs(out, exist_ok=True)
     path = rec.transcript()
-    data = open(path, "rb").read() if path else b""
+    data = rec.transcript_bytes()
     data = anonymize(data.decode("utf-8", "surrogateescape"), rec).encode("utf-8", "surrogateescape")
     with open(os.path.join(out, "transcript.jsonl"), "wb") as f:
         f.write(data)

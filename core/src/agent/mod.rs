@@ -2,12 +2,14 @@
 //! its process, read its screen and title, and classify its transcript;
 //! everything downstream (verdicts, the arbiter, routing, the bar) is the
 //! same for every kind. Each kind is one folder ([`claude`], [`codex`],
-//! [`gemini`], [`qwen`], [`copilot`]) implementing [`Agent`]; [`AgentKind::agent`] lists them.
+//! [`gemini`], [`qwen`], [`copilot`], [`opencode`]) implementing [`Agent`];
+//! [`AgentKind::agent`] lists them.
 
 pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod gemini;
+pub mod opencode;
 pub mod qwen;
 
 /// What a session status file says (Claude Code keeps one per process;
@@ -118,6 +120,33 @@ pub trait AgentLog: Sync {
     /// line numbers in reasons, which reads the whole file); the classifier
     /// goes on from the end of the last complete line.
     fn classify_log(&self, file: &mut dyn LogFile, count_lines: bool) -> io::Result<Box<dyn LogClassifier>>;
+    /// Where its logs are kept when they are not files of their own (a
+    /// database): the host reads them through this (`None`: files).
+    #[cfg(feature = "cli")]
+    fn store(&self) -> Option<&'static dyn LogStore> {
+        None
+    }
+}
+
+/// Logs kept inside a database rather than a file each (OpenCode's
+/// sessions share one SQLite file): a log is then named by a path inside
+/// the database's (not a file), and its records are read by position, each
+/// rendered as one JSONL line for the kind's classifier. Host only.
+#[cfg(feature = "cli")]
+pub trait LogStore: Sync {
+    /// True when `log` names a log inside a database (an exported copy of
+    /// one is a plain file, read as such).
+    fn keeps(&self, log: &Path) -> bool;
+    /// The records of `log` from position `from` on (at most `max_rows`),
+    /// as JSONL, and the position after the last one read.
+    fn read_from(&self, log: &Path, from: u64, max_rows: usize) -> io::Result<(Vec<u8>, u64)>;
+    /// Where a cold read of `log` starts: `rows` records before its end.
+    fn cold_start(&self, log: &Path, rows: u64) -> io::Result<u64>;
+    /// True when a change of `file` (inotify) may have added records to `log`.
+    fn changed_by(&self, log: &Path, file: &Path) -> bool;
+    /// The logs of the project in `cwd` (its home `home`), each with when it
+    /// was last written (ms since the epoch).
+    fn logs_of_project(&self, home: &Path, cwd: &Path) -> Vec<(PathBuf, u64)>;
 }
 
 /// What one agent's hooks mean and where they are installed: the third
@@ -145,6 +174,11 @@ pub trait AgentHooks: Sync {
     }
     /// What `install-hooks` adds to the hooks file besides the entries.
     fn prepare_hooks_file(&self, _settings: &mut serde_json::Value) {}
+    /// For a kind whose hooks are a plugin file (OpenCode's) rather than
+    /// entries in a settings file: the whole file, running `command`.
+    fn plugin(&self, _command: &str) -> Option<String> {
+        None
+    }
     /// The settings file `install-hooks` edits: the user's, under the home
     /// the environment `var` names, or the project's in `project`; an error
     /// says why there is none.
@@ -182,15 +216,19 @@ pub enum AgentKind {
     Qwen,
     /// GitHub Copilot CLI.
     Copilot,
+    /// OpenCode.
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 impl AgentKind {
     /// Every kind, the most specific recognition first (the default last).
-    pub const ALL: [AgentKind; 5] = [
+    pub const ALL: [AgentKind; 6] = [
         AgentKind::Codex,
         AgentKind::Gemini,
         AgentKind::Qwen,
         AgentKind::Copilot,
+        AgentKind::OpenCode,
         AgentKind::Claude,
     ];
 
@@ -202,6 +240,7 @@ impl AgentKind {
             AgentKind::Gemini => &gemini::GeminiCli,
             AgentKind::Qwen => &qwen::QwenCode,
             AgentKind::Copilot => &copilot::CopilotCli,
+            AgentKind::OpenCode => &opencode::OpenCode,
         }
     }
 
@@ -213,6 +252,7 @@ impl AgentKind {
             AgentKind::Gemini => &gemini::GeminiCli,
             AgentKind::Qwen => &qwen::QwenCode,
             AgentKind::Copilot => &copilot::CopilotCli,
+            AgentKind::OpenCode => &opencode::OpenCode,
         }
     }
 
@@ -224,6 +264,7 @@ impl AgentKind {
             AgentKind::Gemini => &gemini::GeminiCli,
             AgentKind::Qwen => &qwen::QwenCode,
             AgentKind::Copilot => &copilot::CopilotCli,
+            AgentKind::OpenCode => &opencode::OpenCode,
         }
     }
 
@@ -236,6 +277,7 @@ impl AgentKind {
             AgentKind::Gemini => &gemini::GeminiCli,
             AgentKind::Qwen => &qwen::QwenCode,
             AgentKind::Copilot => &copilot::CopilotCli,
+            AgentKind::OpenCode => &opencode::OpenCode,
         }
     }
 

@@ -53,7 +53,7 @@ enum Command {
         /// A file holding the screen, or `-` for stdin.
         #[arg(default_value = "-")]
         file: PathBuf,
-        /// Whose screen: claude (default), codex, gemini, qwen or copilot.
+        /// Whose screen: claude (default), codex, gemini, qwen, copilot or opencode.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         agent: AgentKind,
         /// The pane's terminal title (Codex shows its state there too).
@@ -138,7 +138,7 @@ enum Command {
         /// Shown in prompts and answers.
         #[arg(long, default_value = "agent")]
         name: String,
-        /// The agent to play: claude (default), codex, gemini, qwen or copilot.
+        /// The agent to play: claude (default), codex, gemini, qwen, copilot or opencode.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         kind: AgentKind,
         /// Its home to write into (default: $TMPDIR/turnstile-demo/.<kind>).
@@ -172,7 +172,7 @@ enum Command {
     /// What Claude Code runs for its hook events: reads the event on stdin,
     /// records the pane binding, pushes the verdict to the plugin. Always exits 0.
     Hook {
-        /// The agent that runs the hook: claude (default), codex, gemini, qwen or copilot.
+        /// The agent that runs the hook: claude (default), codex, gemini, qwen, copilot or opencode.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         agent: AgentKind,
         /// The event, for agents whose payload does not name it (Copilot CLI).
@@ -182,7 +182,7 @@ enum Command {
     /// Add turnstile's hooks to Claude Code's settings, or Codex's
     /// hooks.json with `--agent codex` (a backup is kept).
     InstallHooks {
-        /// Whose hooks: claude (default), codex, gemini, qwen or copilot.
+        /// Whose hooks: claude (default), codex, gemini, qwen, copilot or opencode.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         agent: AgentKind,
         /// The project's .claude/settings.json instead of the user's.
@@ -199,7 +199,7 @@ enum Command {
     /// Remove turnstile's hooks from Claude Code's settings or Codex's
     /// hooks.json (a backup is kept).
     UninstallHooks {
-        /// Whose hooks: claude (default), codex, gemini, qwen or copilot.
+        /// Whose hooks: claude (default), codex, gemini, qwen, copilot or opencode.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         agent: AgentKind,
         /// The project's .claude/settings.json instead of the user's.
@@ -216,7 +216,7 @@ enum Command {
         /// What the file is; guessed from its content when not given.
         #[arg(long = "as", value_enum)]
         kind: Option<InputKind>,
-        /// Whose screen a dump is: claude (default), codex, gemini, qwen or copilot.
+        /// Whose screen a dump is: claude (default), codex, gemini, qwen, copilot or opencode.
         #[arg(long, default_value = "claude", value_parser = parse_agent)]
         agent: AgentKind,
         /// The pane's terminal title, for a screen dump.

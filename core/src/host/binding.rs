@@ -228,6 +228,10 @@ fn candidates_of(agent: &AgentProcess) -> Vec<Candidate> {
         return Vec::new();
     };
     let log = agent.kind.log();
+    if let Some(store) = log.store() {
+        let logs = store.logs_of_project(&agent.home, cwd).into_iter();
+        return logs.map(|(path, modified)| Candidate { path, modified }).collect();
+    }
     log.log_folders(&agent.home, cwd, super::clock::now_ms())
         .iter()
         .flat_map(|folder| candidates(folder))

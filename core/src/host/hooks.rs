@@ -133,8 +133,11 @@ pub struct InstallOptions {
 pub fn install(options: &InstallOptions) -> Result<String> {
     let path = settings_path(options.project, options.agent)?;
     let edit = SettingsEdit::begin(&path)?;
-    let mut settings = edit.parse()?;
     let command = hook_command(options.agent)?;
+    if let Some(source) = options.agent.hooks().plugin(&command) {
+        return install_plugin(options, edit, &source);
+    }
+    let mut settings = edit.parse()?;
     let events = options.agent.hooks().hook_events(options.recent_events);
     let changed = if options.uninstall {
         remove_hooks(&mut settings)
@@ -166,6 +169,47 @@ pub fn install(options: &InstallOptions) -> Result<String> {
         "removed turnstile hooks from"
     } else {
         "installed turnstile hooks into"
+    };
+    let kept = backup.map_or_else(String::new, |b| format!(" (previous version kept in {})", b.display()));
+    Ok(format!("{verb} {shown}{kept}"))
+}
+
+/// Installs (or removes) a kind's plugin file: a whole file, turnstile's
+/// when its first line is the one turnstile writes; anyone else's file
+/// there is left untouched.
+fn install_plugin(options: &InstallOptions, edit: SettingsEdit, source: &str) -> Result<String> {
+    let shown = edit.target.display().to_string();
+    let first_line = |text: &[u8]| text.split(|b| *b == b'\n').next().map(<[u8]>::to_vec);
+    let ours = edit
+        .original
+        .as_deref()
+        .map(|text| first_line(text) == first_line(source.as_bytes()));
+    if ours == Some(false) {
+        anyhow::bail!("{shown} is not turnstile's plugin; not touching it");
+    }
+    let current = edit.original.as_deref() == Some(source.as_bytes());
+    let changed = match options.uninstall {
+        true => ours.is_some(),
+        false => !current,
+    };
+    if options.dry_run {
+        if !options.uninstall {
+            print!("{source}");
+        }
+        let would = if changed { "" } else { "not " };
+        return Ok(format!("dry run: {shown} would {would}change"));
+    }
+    if !changed {
+        let has = if options.uninstall {
+            "does not exist"
+        } else {
+            "is turnstile's plugin already"
+        };
+        return Ok(format!("{shown} {has}"));
+    }
+    let (verb, backup) = match options.uninstall {
+        true => ("removed turnstile's plugin", edit.remove()?),
+        false => ("installed turnstile's plugin as", edit.commit(source)?),
     };
     let kept = backup.map_or_else(String::new, |b| format!(" (previous version kept in {})", b.display()));
     Ok(format!("{verb} {shown}{kept}"))

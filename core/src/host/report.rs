@@ -8,7 +8,7 @@ use super::binding::{self, Binding, HookRecord};
 use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use super::files;
-use crate::agent::{AgentKind, SessionStatus};
+use crate::agent::{AgentKind, LogClassifier, SessionStatus};
 use crate::protocol::{capped_answer, HostReport, PaneReport};
 use crate::transcript::TranscriptVerdict;
 use crate::{Millis, Verdict};
@@ -117,12 +117,37 @@ pub fn kind_of_transcript(path: &Path) -> AgentKind {
 
 /// Classifies a transcript file of `kind` cold, from its tail.
 pub fn classify_file(path: &Path, kind: AgentKind, count_lines: bool) -> Result<TranscriptVerdict> {
+    Ok(read_cold(path, kind, count_lines)?.0.verdict())
+}
+
+/// Records of a log kept in a database read at once (cold, or appended).
+pub const STORE_ROWS: usize = 2_000;
+
+/// Where the next read of a log starts: a byte offset in a file, or a
+/// position among a database's records.
+pub type LogPosition = u64;
+
+/// Reads a log of `kind` cold: a file from its tail, a log kept in a
+/// database from its last [`STORE_ROWS`] records; with the classifier and
+/// the position where the next read starts.
+pub fn read_cold(path: &Path, kind: AgentKind, count_lines: bool) -> Result<(Box<dyn LogClassifier>, LogPosition)> {
+    let log = kind.log();
+    if let Some(store) = log.store().filter(|s| s.keeps(path)) {
+        let start = store
+            .cold_start(path, STORE_ROWS as u64)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let (rows, next) = store
+            .read_from(path, start, STORE_ROWS)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let classifier = log.classify_log(&mut std::io::Cursor::new(rows), count_lines)?;
+        return Ok((classifier, next));
+    }
     let mut file = files::open_regular(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let classifier = kind
-        .log()
+    let classifier = log
         .classify_log(&mut file, count_lines)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(classifier.verdict())
+    let next = classifier.consumed();
+    Ok((classifier, next))
 }
 
 /// The report of an agent pane whose sources were not read in time: the

@@ -80,6 +80,16 @@ impl SettingsEdit {
             .with_context(|| format!("cannot replace {}", self.target.display()))?;
         Ok(backup)
     }
+
+    /// Backs up the original bytes and removes the file. Returns the backup.
+    pub fn remove(self) -> Result<Option<PathBuf>> {
+        let backup = match &self.original {
+            Some(bytes) => Some(write_backup(&self.target, bytes)?),
+            None => None,
+        };
+        fs::remove_file(&self.target).with_context(|| format!("cannot remove {}", self.target.display()))?;
+        Ok(backup)
+    }
 }
 
 /// `path`, or the file a symlink at `path` points to (through any chain).

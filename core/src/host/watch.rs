@@ -50,23 +50,32 @@ const MAX_APPEND_BYTES: u64 = 16 << 20;
 /// One watched transcript, classified incrementally.
 struct Tracked {
     classifier: Box<dyn LogClassifier>,
-    len: u64,
+    kind: AgentKind,
+    /// Where the next read starts (a byte offset; for a log kept in a
+    /// database, a record's position).
+    next: report::LogPosition,
 }
 
 impl Tracked {
-    /// Reads the file cold from its tail.
+    /// Reads the log cold from its tail.
     fn open(path: &Path) -> Option<Tracked> {
-        let mut file = files::open_regular(path).ok()?;
-        let classifier = report::kind_of_transcript(path)
-            .log()
-            .classify_log(&mut file, false)
-            .ok()?;
-        let len = classifier.consumed();
-        Some(Tracked { classifier, len })
+        let kind = report::kind_of_transcript(path);
+        let (classifier, next) = report::read_cold(path, kind, false).ok()?;
+        Some(Tracked { classifier, kind, next })
     }
 
     /// Feeds what was appended; a shrunk or replaced file is read afresh.
     fn update(&mut self, path: &Path) -> bool {
+        if let Some(store) = self.kind.log().store().filter(|s| s.keeps(path)) {
+            return match store.read_from(path, self.next, report::STORE_ROWS) {
+                Ok((rows, next)) if next != self.next => {
+                    self.next = next;
+                    self.classifier.feed(&rows);
+                    true
+                }
+                _ => false,
+            };
+        }
         let Ok(mut file) = files::open_regular(path) else {
             return false;
         };
@@ -75,7 +84,7 @@ impl Tracked {
         };
         // A shrunk file was replaced; a huge append is read cold from its
         // tail (bounded) rather than whole.
-        if len < self.len || len - self.len > MAX_APPEND_BYTES {
+        if len < self.next || len - self.next > MAX_APPEND_BYTES {
             return match Tracked::open(path) {
                 Some(fresh) => {
                     *self = fresh;
@@ -84,16 +93,24 @@ impl Tracked {
                 None => false,
             };
         }
-        if len == self.len || file.seek(SeekFrom::Start(self.len)).is_err() {
+        if len == self.next || file.seek(SeekFrom::Start(self.next)).is_err() {
             return false;
         }
         let mut appended = Vec::new();
-        if file.take(len - self.len).read_to_end(&mut appended).is_err() {
+        if file.take(len - self.next).read_to_end(&mut appended).is_err() {
             return false;
         }
-        self.len += appended.len() as u64;
+        self.next += appended.len() as u64;
         self.classifier.feed(&appended);
         true
+    }
+
+    /// True when a change of `file` may have appended to the log at `path`.
+    fn changed_by(&self, path: &Path, file: &Path) -> bool {
+        match self.kind.log().store() {
+            Some(store) => store.changed_by(path, file),
+            None => path == file,
+        }
     }
 }
 
@@ -221,7 +238,7 @@ impl Session {
             for path in &event.paths {
                 match self.role_of(path) {
                     PathRole::Transcript => {
-                        changes.transcripts.insert(path.clone());
+                        changes.transcripts.extend(self.logs_changed_by(path));
                     }
                     PathRole::PaneFile(pane) => {
                         changes.panes.insert(pane);
@@ -235,9 +252,22 @@ impl Session {
         changes
     }
 
+    /// The bound logs a change of `file` may have appended to (itself, or
+    /// the logs a database it belongs to keeps).
+    fn logs_changed_by(&self, file: &Path) -> Vec<PathBuf> {
+        let changed = |log: &PathBuf| match self.tracked.get(log) {
+            Some(tracked) => tracked.changed_by(log, file),
+            None => match report::kind_of_transcript(log).log().store() {
+                Some(store) => store.changed_by(log, file),
+                None => log == file,
+            },
+        };
+        self.transcripts.values().filter(|log| changed(log)).cloned().collect()
+    }
+
     /// What a changed path is to this watcher.
     fn role_of(&self, path: &Path) -> PathRole {
-        if self.transcripts.values().any(|t| t == path) {
+        if !self.logs_changed_by(path).is_empty() {
             return PathRole::Transcript;
         }
         if let Some(pane) = self.status_files.get(path) {

@@ -57,6 +57,19 @@ pub trait Simulator: Sync {
     fn status_file(&self, _home: &Path, _pid: u32) -> Option<PathBuf> {
         None
     }
+    /// Creates the session's empty log (a file, by default).
+    fn create_log(&self, log: &Path, _cwd: &Path) -> io::Result<()> {
+        if let Some(folder) = log.parent() {
+            std::fs::create_dir_all(folder)?;
+        }
+        std::fs::write(log, b"")
+    }
+    /// Appends one record to the log (a JSON line, by default).
+    fn append(&self, log: &Path, line: &serde_json::Value) -> io::Result<()> {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new().append(true).open(log)?;
+        file.write_all(format!("{line}\n").as_bytes())
+    }
     /// The log's first line, for kinds that start with a header.
     fn header(&self, _sim: &Sim) -> Option<serde_json::Value> {
         None

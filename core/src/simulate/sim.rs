@@ -4,7 +4,7 @@ use super::input::Typed;
 use super::{Outcome, SimOptions, Simulator};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
@@ -44,10 +44,7 @@ impl Sim {
         );
         let log = kind.log_path(&options.home, &cwd, &session_id, now_ms());
         let status_file = kind.status_file(&options.home, pid);
-        for folder in [log.parent(), status_file.as_deref().and_then(|f| f.parent())]
-            .into_iter()
-            .flatten()
-        {
+        if let Some(folder) = status_file.as_deref().and_then(|f| f.parent()) {
             fs::create_dir_all(folder)?;
         }
         let sim = Sim {
@@ -68,7 +65,7 @@ impl Sim {
             title_frame: Cell::new(0),
             title_override: RefCell::new(None),
         };
-        fs::write(&sim.log, b"")?;
+        kind.create_log(&sim.log, &cwd)?;
         if let Some(header) = kind.header(&sim) {
             sim.append(&header)?;
         }
@@ -198,8 +195,7 @@ impl Sim {
     /// Appends one line to the log: one write, newline included, as the
     /// agents append.
     pub fn append(&self, line: &Value) -> io::Result<()> {
-        let mut file = OpenOptions::new().append(true).open(&self.log)?;
-        file.write_all(format!("{line}\n").as_bytes())
+        self.kind.append(&self.log, line)
     }
 }
 

@@ -1,0 +1,189 @@
+//! OpenCode's hooks: a plugin file (`<config>/plugins/turnstile.js`, or the
+//! project's `.opencode/plugins/turnstile.js`) loaded into the OpenCode
+//! process, so it runs with the pane's `ZELLIJ_PANE_ID`. It hands a few bus
+//! events to `turnstile hook --agent opencode --event <type>` (a detached
+//! process fed on stdin: the agent never waits for it):
+//!
+//! - `chat.message` (0.3–2.2 s after Enter) and `session.status` busy or
+//!   retry: a turn runs;
+//! - `permission.asked`: an approval waits (the database never says so);
+//!   `permission.replied`: the turn goes on;
+//! - `session.error`: `MessageAbortedError` interrupted, any other failed;
+//! - `session.idle`: the turn ended, on a done, an error and an Escape
+//!   alike (an Escape while a retry waits fires no `session.error`): judged
+//!   by the session's rows, read then.
+
+use super::home::config_folder;
+use super::OpenCode;
+use crate::agent::AgentHooks;
+use crate::hook::HookEvent;
+use crate::transcript::TranscriptVerdict;
+use crate::{Millis, Source, State, Verdict};
+use std::path::{Path, PathBuf};
+
+/// The events the plugin hands over.
+pub const EVENTS: &[&str] = &[
+    "chat.message",
+    "session.status",
+    "permission.asked",
+    "permission.replied",
+    "session.error",
+    "session.idle",
+];
+
+/// The first line of turnstile's plugin: what uninstall looks for.
+pub const PLUGIN_MARK: &str = "// turnstile: hands OpenCode's events to `turnstile hook`";
+
+impl AgentHooks for OpenCode {
+    fn hook_events(&self, _recent: bool) -> Vec<&'static str> {
+        EVENTS.to_vec()
+    }
+    fn ends_a_turn(&self, event: &str) -> bool {
+        event == "session.idle"
+    }
+    fn hook_verdict(&self, event: &HookEvent, now: Millis, log: Option<&TranscriptVerdict>) -> Option<Verdict> {
+        let name = event.hook_event_name.as_str();
+        let error = event.message.as_deref().unwrap_or("");
+        let (state, reason) = match name {
+            "chat.message" => (State::Working, "chat.message: a turn started".to_owned()),
+            "session.status" => (
+                State::Working,
+                format!(
+                    "session.status {}",
+                    event.notification_type.as_deref().unwrap_or("busy")
+                ),
+            ),
+            "permission.asked" => (State::Waiting, "permission.asked: an approval waits".to_owned()),
+            "permission.replied" => (State::Working, "permission.replied: the turn goes on".to_owned()),
+            "session.error" if error.starts_with("MessageAbortedError") => (
+                State::Interrupted,
+                "session.error: MessageAbortedError (Escape)".to_owned(),
+            ),
+            "session.error" => (State::Failed, format!("session.error: {error}").trim_end().to_owned()),
+            "session.idle" => turn_end(log),
+            _ => return None,
+        };
+        let mut verdict = Verdict::new(state, Source::Hook, reason, now);
+        if name == "session.idle" && state == State::Working {
+            verdict.candidate = Some(State::Done);
+        }
+        verdict.key = Some(format!("{name}@{now}"));
+        Some(verdict)
+    }
+    /// A plugin file, not entries in a settings file.
+    fn plugin(&self, command: &str) -> Option<String> {
+        Some(plugin_source(command))
+    }
+    /// `<config>/plugins/turnstile.js`, or the project's
+    /// `.opencode/plugins/turnstile.js`.
+    fn hooks_file(&self, var: &dyn Fn(&str) -> Option<String>, project: Option<&Path>) -> Result<PathBuf, String> {
+        if let Some(dir) = project {
+            return Ok(dir.join(".opencode/plugins/turnstile.js"));
+        }
+        let config = config_folder(var).ok_or("neither XDG_CONFIG_HOME nor HOME is set")?;
+        Ok(config.join("plugins").join("turnstile.js"))
+    }
+}
+
+/// `session.idle` judged by the session's rows: their turn end, else (rows
+/// not read in time, or not showing the end yet) a mark of the end that the
+/// rows' answer confirms.
+fn turn_end(log: Option<&TranscriptVerdict>) -> (State, String) {
+    match log.map(|t| t.state) {
+        Some(state @ (State::Done | State::Failed | State::Interrupted)) => {
+            (state, format!("session.idle; the session's rows say {state}"))
+        }
+        _ => (
+            State::Working,
+            "session.idle; the session's rows do not show the end yet".to_owned(),
+        ),
+    }
+}
+
+/// The plugin's source, running `command` (`turnstile hook --agent opencode`,
+/// shell-quoted) for each event. It imports only node's own modules (a
+/// package import would make OpenCode run npm).
+pub fn plugin_source(command: &str) -> String {
+    let events = serde_json::to_string(EVENTS).unwrap_or_default();
+    let command = serde_json::to_string(command).unwrap_or_default();
+    format!(
+        r#"{PLUGIN_MARK} (installed by `turnstile install-hooks --agent opencode`).
+import {{ spawn }} from "node:child_process";
+
+const COMMAND = {command};
+const EVENTS = new Set({events});
+
+function hand(name, payload) {{
+  try {{
+    const child = spawn("/bin/sh", ["-c", COMMAND + " --event " + name], {{
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    }});
+    child.on("error", () => {{}});
+    child.stdin.on("error", () => {{}});
+    child.stdin.end(JSON.stringify({{ hook_event_name: name, ...payload }}));
+    child.unref();
+  }} catch {{}}
+}}
+
+export const Turnstile = async ({{ directory }}) => ({{
+  event: async ({{ event }}) => {{
+    if (!EVENTS.has(event.type)) return;
+    const p = event.properties || {{}};
+    const status = p.status && p.status.type;
+    if (event.type === "session.status" && status !== "busy" && status !== "retry") return;
+    const error = p.error ? [p.error.name, p.error.data && p.error.data.message].filter(Boolean).join(": ") : undefined;
+    hand(event.type, {{ session_id: p.sessionID, cwd: directory, notification_type: status, message: error }});
+  }},
+  "chat.message": async (input) => {{
+    hand("chat.message", {{ session_id: input && input.sessionID, cwd: directory }});
+  }},
+}});
+"#
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(name: &str, message: Option<&str>) -> HookEvent {
+        let payload = serde_json::json!({"session_id": "ses_1", "message": message});
+        HookEvent::parse_named(payload.to_string().as_bytes(), Some(name)).unwrap()
+    }
+
+    #[test]
+    fn each_event_and_the_turn_end_judged_by_the_rows() {
+        let state =
+            |name: &str, message: Option<&str>| OpenCode.hook_verdict(&event(name, message), 1, None).map(|v| v.state);
+        assert_eq!(state("chat.message", None), Some(State::Working));
+        assert_eq!(state("permission.asked", None), Some(State::Waiting));
+        assert_eq!(
+            state("session.error", Some("MessageAbortedError")),
+            Some(State::Interrupted)
+        );
+        assert_eq!(
+            state("session.error", Some("APIError: fake HTTP 400")),
+            Some(State::Failed)
+        );
+        let idle = OpenCode.hook_verdict(&event("session.idle", None), 1, None).unwrap();
+        assert_eq!((idle.state, idle.candidate), (State::Working, Some(State::Done)));
+        let mut rows = crate::agent::opencode::events::EventsClassifier::default();
+        rows.feed(br#"{"aggregate_id":"ses_1","seq":0,"type":"message.updated.1","data":{"info":{"id":"m1","role":"user"}}}
+{"aggregate_id":"ses_1","seq":1,"type":"message.updated.1","data":{"info":{"id":"m2","role":"assistant","parentID":"m1","time":{"completed":5}}}}
+"#);
+        let idle = OpenCode
+            .hook_verdict(&event("session.idle", None), 1, Some(&rows.verdict()))
+            .unwrap();
+        assert_eq!(idle.state, State::Interrupted, "an Escape while a retry waited");
+    }
+
+    #[test]
+    fn the_plugin_names_its_command_and_imports_no_package() {
+        let source = plugin_source("'/opt/my tools/turnstile' hook --agent opencode");
+        assert!(source.starts_with(PLUGIN_MARK));
+        assert!(source.contains(r#"const COMMAND = "'/opt/my tools/turnstile' hook --agent opencode";"#));
+        let imports: Vec<&str> = source.lines().filter(|l| l.starts_with("import")).collect();
+        assert_eq!(imports, [r#"import { spawn } from "node:child_process";"#]);
+    }
+}
