@@ -251,37 +251,42 @@ def opencode_command():
     return [path]
 
 
+OPENCODE_OFFLINE = {"OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
+                    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1"}
+
+
 def opencode_env(home):
     """The environment of an offline OpenCode whose every folder is under `home`."""
     return {"XDG_CONFIG_HOME": os.path.join(home, ".config"), "XDG_DATA_HOME": os.path.join(home, ".local", "share"),
             "XDG_CACHE_HOME": os.path.join(home, ".cache"), "XDG_STATE_HOME": os.path.join(home, ".local", "state"),
-            "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
-            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1"}
+            **OPENCODE_OFFLINE}
 
 
-def opencode_argv(home):
+def opencode_argv():
     """A pane command: OpenCode against the fake Chat Completions API its
-    config names (`prepare_opencode_home`)."""
-    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "-u", "CI", "TERM_PROGRAM=", f"HOME={home}"]
-    return env + [f"{k}={v}" for k, v in opencode_env(home).items()] + opencode_command()
+    config names (`prepare_opencode_home`); its folders follow the pane's
+    HOME and XDG variables."""
+    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "-u", "CI", "TERM_PROGRAM="]
+    return env + [f"{k}={v}" for k, v in OPENCODE_OFFLINE.items()] + opencode_command()
 
 
-def prepare_opencode_home(home, api, hooks=False):
-    """OpenCode's config in a sandbox HOME: the fake provider, no updates or
-    sharing, `touch` asks for approval (everything else allowed); turnstile's
-    plugin if `hooks`."""
-    config = os.path.join(home, ".config", "opencode")
-    os.makedirs(config, exist_ok=True)
+def prepare_opencode_home(home, api, hooks=False, config=None):
+    """OpenCode's config (in `config`, default `home/.config`) for a sandbox
+    HOME: the fake provider, no updates or sharing, `touch` asks for
+    approval (everything else allowed); turnstile's plugin if `hooks`."""
+    config = config or os.path.join(home, ".config")
+    folder = os.path.join(config, "opencode")
+    os.makedirs(folder, exist_ok=True)
     provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": api.url, "apiKey": "x"},
                 "models": {"fake-model": {"name": "Fake Model", "tool_call": True}}}
     settings = {"$schema": "https://opencode.ai/config.json", "model": "fake/fake-model",
                 "small_model": "fake/fake-model", "autoupdate": False, "share": "disabled",
                 "provider": {"fake": provider}, "permission": {"bash": {"*": "allow", "touch *": "ask"}}}
-    with open(os.path.join(config, "opencode.json"), "w") as f:
+    with open(os.path.join(folder, "opencode.json"), "w") as f:
         json.dump(settings, f)
     if hooks:
         subprocess.run([turnstile_bin(), "install-hooks", "--agent", "opencode"],
-                       env={**os.environ, "HOME": home, **opencode_env(home)}, check=True, capture_output=True)
+                       env={**os.environ, "HOME": home, "XDG_CONFIG_HOME": config}, check=True, capture_output=True)
 
 
 def opencode_ready(screen):
