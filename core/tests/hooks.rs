@@ -666,3 +666,72 @@ fn install_hooks_for_copilot_and_qwen_write_the_shapes_they_read() {
     assert_eq!(group["hooks"][0]["timeout"], 5, "Qwen Code counts seconds");
     assert!(run(&["uninstall-hooks", "--agent", "qwen"]).status.success());
 }
+
+#[test]
+fn an_opencode_turn_end_over_a_fifo_where_its_database_should_be_is_reported_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(data.join("opencode")).unwrap();
+    mkfifo(&data.join("opencode/opencode.db"));
+    let started = std::time::Instant::now();
+    let mut child = Command::new(BIN)
+        .args(["hook", "--agent", "opencode", "--event", "session.idle"])
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .env("XDG_DATA_HOME", &data)
+        .env("TURNSTILE_ZELLIJ", fake_zellij(dir.path()))
+        .env("ZELLIJ_PANE_ID", "7")
+        .env("ZELLIJ_SESSION_NAME", "sess")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let payload = br#"{"session_id":"ses_abc123","cwd":"/p"}"#;
+    child.stdin.take().unwrap().write_all(payload).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(
+        started.elapsed() < std::time::Duration::from_millis(1_500),
+        "the FIFO is refused, not waited on: {:?}",
+        started.elapsed()
+    );
+    let report: serde_json::Value = serde_json::from_str(calls(dir.path()).lines().last().unwrap()).unwrap();
+    assert_eq!(report["agent"]["kind"], "opencode");
+    let log = report["agent"]["transcript"].as_str().unwrap();
+    assert!(log.ends_with("opencode/opencode.db/ses_abc123"), "{log}");
+    assert_eq!(
+        report["verdicts"][0]["state"], "working",
+        "the rows unread: a mark, never a done"
+    );
+    assert_eq!(report["verdicts"][0]["candidate"], "done");
+}
+
+#[test]
+fn install_hooks_for_opencode_writes_its_plugin_and_leaves_anyone_elses_file() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("cfg");
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", &config)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["install-hooks", "--agent", "opencode"]).status.success());
+    let plugin = config.join("opencode/plugins/turnstile.js");
+    let source = std::fs::read_to_string(&plugin).unwrap();
+    assert!(source.starts_with("// turnstile:"), "{source}");
+    assert!(source.contains("hook --agent opencode"), "{source}");
+    assert!(String::from_utf8_lossy(&run(&["install-hooks", "--agent", "opencode"]).stderr).contains("already"));
+    assert!(run(&["uninstall-hooks", "--agent", "opencode"]).status.success());
+    assert!(!plugin.exists());
+    std::fs::write(&plugin, "export const Mine = async () => ({});\n").unwrap();
+    let refused = run(&["install-hooks", "--agent", "opencode"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("not turnstile's plugin"));
+    assert!(!run(&["uninstall-hooks", "--agent", "opencode"]).status.success());
+    assert_eq!(
+        std::fs::read_to_string(&plugin).unwrap(),
+        "export const Mine = async () => ({});\n"
+    );
+}

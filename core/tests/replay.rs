@@ -95,7 +95,11 @@ fn cold(prefix: &[u8], kind: AgentKind) -> TranscriptVerdict {
     let mut bytes = Cursor::new(prefix);
     if kind != AgentKind::Claude {
         // Every other kind's cold path, through the agent model.
-        return kind.log().classify_log(&mut bytes, false).expect("in-memory read").verdict();
+        return kind
+            .log()
+            .classify_log(&mut bytes, false)
+            .expect("in-memory read")
+            .verdict();
     }
     let options = TailOptions {
         chunk_bytes: 4096,
