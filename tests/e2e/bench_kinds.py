@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Answer → bar latency of real agents, per kind (a bench, not a test).
+"""Answer → bar latency of real agents (Qwen Code, Copilot CLI, OpenCode), per kind (a bench, not a test).
 
-  python3 tests/e2e/bench_kinds.py [--kinds qwen copilot] [--turns N] [--hooks 0|1]
+  python3 tests/e2e/bench_kinds.py [--kinds qwen copilot opencode] [--turns N] [--hooks 0|1]
 
 Each kind runs alone in a real zellij with the bar, against its loopback
 fake API; the bench submits `echo:` prompts one after another and times,
@@ -11,8 +11,8 @@ sample before that answer is checked: a done then is a false done."""
 import argparse, os, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from agents import (copilot_argv, copilot_ready, install_copilot_hooks, prepare_copilot_home, prepare_qwen_home,
-                    qwen_argv, qwen_ready)
+from agents import (copilot_argv, copilot_ready, install_copilot_hooks, opencode_argv, opencode_ready,
+                    prepare_copilot_home, prepare_opencode_home, prepare_qwen_home, qwen_argv, qwen_ready)
 from agent_case import AgentCase, segment
 from fake_chat import FakeChat
 from harness import Zellij, percentile, wait_for
@@ -23,6 +23,9 @@ def setup(kind, api, hooks):
     """(pane command, ready check, before_start) of one kind."""
     if kind == "qwen":
         return qwen_argv(api), qwen_ready, lambda z: prepare_qwen_home(z.home, z.work, hooks)
+    if kind == "opencode":
+        return opencode_argv(), opencode_ready, lambda z: prepare_opencode_home(
+            z.home, api, hooks, config=z.env["XDG_CONFIG_HOME"])
 
     def prepare(z):
         prepare_copilot_home(z.home, z.work)
@@ -65,7 +68,7 @@ def bench(kind, turns, hooks):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kinds", nargs="*", default=["qwen", "copilot"])
+    ap.add_argument("--kinds", nargs="*", default=["qwen", "copilot", "opencode"])
     ap.add_argument("--turns", type=int, default=8)
     ap.add_argument("--hooks", type=int, default=1)
     args = ap.parse_args()

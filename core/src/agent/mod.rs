@@ -114,6 +114,11 @@ pub trait AgentLog: Sync {
     /// True when a log file is this agent's: its name, its folder's name,
     /// and its first bytes.
     fn owns_log(&self, name: &str, folder: &str, head: &[u8]) -> bool;
+    /// True when its classifier's positions are records of a database (a
+    /// row's `seq` + 1), not byte offsets.
+    fn positions_are_rows(&self) -> bool {
+        false
+    }
     /// A fresh incremental classifier of its log.
     fn log_classifier(&self) -> Box<dyn LogClassifier>;
     /// Classifies a log cold, reading a bounded tail (`count_lines`: name

@@ -52,11 +52,8 @@ fn rule_help(rule: screen::Rule) -> &'static str {
 
 /// Explains a transcript file.
 pub fn transcript(path: &Path) -> Result<String> {
-    let v = turnstile_core::host::report::classify_file(
-        path,
-        turnstile_core::host::report::kind_of_transcript(path),
-        true,
-    )?;
+    let kind = turnstile_core::host::report::kind_of_transcript(path);
+    let v = turnstile_core::host::report::classify_file(path, kind, true)?;
     let mut out = format!("state: {}\nsource: transcript\n", v.state);
     if let Some(c) = v.candidate {
         let _ = writeln!(
@@ -65,6 +62,9 @@ pub fn transcript(path: &Path) -> Result<String> {
         );
     }
     match (v.line, v.offset) {
+        (_, Some(next)) if kind.log().positions_are_rows() => {
+            let _ = writeln!(out, "decided by the session's row {} (its seq)", next.saturating_sub(1));
+        }
         (Some(line), Some(end)) => {
             let _ = writeln!(out, "decided by line {line} (ends at byte {end})");
         }

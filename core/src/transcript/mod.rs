@@ -63,6 +63,8 @@ pub struct Turn {
     pub pending: usize,
     /// Lines that could not be read.
     pub invalid_lines: u64,
+    /// Positions are records of a database (OpenCode's rows), not bytes.
+    pub positions_are_rows: bool,
     reason: String,
     decided_offset: Option<u64>,
     decided_at: Option<String>,
@@ -86,10 +88,14 @@ impl Turn {
     /// The verdict after the lines read so far.
     pub fn verdict(&self) -> TranscriptVerdict {
         let (state, reason) = match self.state {
-            Some(state) => (
-                state,
-                format!("{} (bytes ..{})", self.reason, self.decided_offset.unwrap_or(0)),
-            ),
+            Some(state) => {
+                let at = self.decided_offset.unwrap_or(0);
+                let at = match self.positions_are_rows {
+                    true => format!("row {}", at.saturating_sub(1)),
+                    false => format!("bytes ..{at}"),
+                };
+                (state, format!("{} ({at})", self.reason))
+            }
             None => (State::Unknown, "no turn yet".to_owned()),
         };
         TranscriptVerdict {

@@ -196,6 +196,7 @@ impl EventsClassifier {
         };
         if self.turn.session_id.is_none() {
             self.turn.session_id = row.aggregate_id.clone();
+            self.turn.positions_are_rows = true;
         }
         let position = row.seq + 1;
         let decided = match event_of(&row) {

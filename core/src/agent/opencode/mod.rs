@@ -121,6 +121,9 @@ impl AgentLog for OpenCode {
     fn owns_log(&self, _name: &str, folder: &str, head: &[u8]) -> bool {
         folder == home::DATABASE || head.starts_with(br#"{"aggregate_id":"ses_"#)
     }
+    fn positions_are_rows(&self) -> bool {
+        true
+    }
     fn log_classifier(&self) -> Box<dyn LogClassifier> {
         Box::<events::EventsClassifier>::default()
     }
