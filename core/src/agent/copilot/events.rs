@@ -242,46 +242,36 @@ pub fn classify_events_tail<R: Read + Seek>(file: &mut R) -> io::Result<EventsCl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Cursor;
+    use crate::agent::AgentKind;
+    use crate::transcript::replay::{assert_cold_agrees_with_incremental, fixture, states};
 
-    fn fixture(name: &str) -> Vec<u8> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/copilot/");
-        std::fs::read(format!("{dir}{name}/transcript.jsonl")).unwrap()
-    }
-
-    fn states(log: &[u8]) -> Vec<State> {
-        let mut c = EventsClassifier::default();
-        let mut out: Vec<State> = Vec::new();
-        for line in log.split_inclusive(|b| *b == b'\n') {
-            c.feed(line);
-            let v = c.verdict();
-            if out.last() != Some(&v.state) {
-                out.push(v.state);
-            }
-        }
-        out
+    fn log(name: &str) -> Vec<u8> {
+        fixture("copilot", name)
     }
 
     use State::{Done, Failed, Interrupted, Unknown, Waiting, Working};
 
     #[test]
     fn real_sessions_go_through_their_hand_checked_states() {
-        assert_eq!(states(&fixture("1.0.102-tool")), [Unknown, Working, Done]);
         assert_eq!(
-            states(&fixture("1.0.102-perm")),
+            states(AgentKind::Copilot, &log("1.0.102-tool")),
+            [Unknown, Working, Done]
+        );
+        assert_eq!(
+            states(AgentKind::Copilot, &log("1.0.102-perm")),
             [Unknown, Working, Waiting, Working, Done]
         );
         assert_eq!(
-            states(&fixture("1.0.102-interrupt")),
+            states(AgentKind::Copilot, &log("1.0.102-interrupt")),
             [Unknown, Working, Interrupted, Working, Done]
         );
         // The 500 turn was rewound out of the file: the checkpoint says so.
         assert_eq!(
-            states(&fixture("1.0.102-fail")),
+            states(AgentKind::Copilot, &log("1.0.102-fail")),
             [Unknown, Working, Failed, Interrupted, Working, Done]
         );
         let mut c = EventsClassifier::default();
-        c.feed(&fixture("1.0.102-tool"));
+        c.feed(&log("1.0.102-tool"));
         let v = c.verdict();
         assert_eq!(v.answer.as_deref(), Some("Done: slept 4s."));
         assert_eq!(v.session_id.as_deref().map(str::len), Some(36));
@@ -309,19 +299,11 @@ mod tests {
 
     #[test]
     fn the_cold_path_agrees_with_the_incremental_one_on_every_prefix() {
-        for name in ["1.0.102-tool", "1.0.102-perm", "1.0.102-interrupt", "1.0.102-fail"] {
-            let log = fixture(name);
-            for cut in (0..=log.len()).step_by(211).chain([log.len()]) {
-                let cold = classify_events_tail(&mut Cursor::new(&log[..cut])).unwrap().verdict();
-                let mut hot = EventsClassifier::default();
-                hot.feed(&log[..cut]);
-                let hot = hot.verdict();
-                assert_eq!(
-                    (cold.state, cold.candidate, &cold.answer, cold.offset),
-                    (hot.state, hot.candidate, &hot.answer, hot.offset),
-                    "{name} cut at {cut}"
-                );
-            }
-        }
+        assert_cold_agrees_with_incremental(
+            AgentKind::Copilot,
+            "copilot",
+            &["1.0.102-tool", "1.0.102-perm", "1.0.102-interrupt", "1.0.102-fail"],
+            211,
+        );
     }
 }

@@ -306,43 +306,36 @@ pub fn classify_events_tail<R: Read + Seek>(file: &mut R) -> io::Result<EventsCl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Cursor;
+    use crate::agent::AgentKind;
+    use crate::transcript::replay::{assert_cold_agrees_with_incremental, fixture, states};
 
-    fn fixture(name: &str) -> Vec<u8> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/opencode/");
-        std::fs::read(format!("{dir}{name}/transcript.jsonl")).unwrap()
-    }
-
-    fn states(log: &[u8]) -> Vec<State> {
-        let mut c = EventsClassifier::default();
-        let mut out: Vec<State> = Vec::new();
-        for line in log.split_inclusive(|b| *b == b'\n') {
-            c.feed(line);
-            let v = c.verdict();
-            if out.last() != Some(&v.state) {
-                out.push(v.state);
-            }
-        }
-        out
+    fn log(name: &str) -> Vec<u8> {
+        fixture("opencode", name)
     }
 
     use State::{Done, Failed, Interrupted, Unknown, Working};
 
     #[test]
     fn real_sessions_go_through_their_hand_checked_states() {
-        assert_eq!(states(&fixture("1.18.34-tool")), [Unknown, Working, Done]);
-        assert_eq!(states(&fixture("1.18.34-perm")), [Unknown, Working, Done]);
         assert_eq!(
-            states(&fixture("1.18.34-interrupt")),
+            states(AgentKind::OpenCode, &log("1.18.34-tool")),
+            [Unknown, Working, Done]
+        );
+        assert_eq!(
+            states(AgentKind::OpenCode, &log("1.18.34-perm")),
+            [Unknown, Working, Done]
+        );
+        assert_eq!(
+            states(AgentKind::OpenCode, &log("1.18.34-interrupt")),
             [Unknown, Working, Interrupted, Working, Done]
         );
         // The 500 was retried until Escape: completed with neither finish nor error.
         assert_eq!(
-            states(&fixture("1.18.34-fail")),
+            states(AgentKind::OpenCode, &log("1.18.34-fail")),
             [Unknown, Working, Failed, Working, Interrupted, Working, Done]
         );
         let mut c = EventsClassifier::default();
-        c.feed(&fixture("1.18.34-tool"));
+        c.feed(&log("1.18.34-tool"));
         let v = c.verdict();
         assert_eq!(v.answer.as_deref(), Some("Done: slept 4s."));
         assert!(v.session_id.as_deref().is_some_and(|s| s.starts_with("ses_")));
@@ -379,19 +372,11 @@ mod tests {
 
     #[test]
     fn the_cold_path_agrees_with_the_incremental_one_on_every_prefix() {
-        for name in ["1.18.34-tool", "1.18.34-perm", "1.18.34-interrupt", "1.18.34-fail"] {
-            let log = fixture(name);
-            for cut in (0..=log.len()).step_by(211).chain([log.len()]) {
-                let cold = classify_events_tail(&mut Cursor::new(&log[..cut])).unwrap().verdict();
-                let mut hot = EventsClassifier::default();
-                hot.feed(&log[..cut]);
-                let hot = hot.verdict();
-                assert_eq!(
-                    (cold.state, cold.candidate, &cold.answer, cold.offset),
-                    (hot.state, hot.candidate, &hot.answer, hot.offset),
-                    "{name} cut at {cut}"
-                );
-            }
-        }
+        assert_cold_agrees_with_incremental(
+            AgentKind::OpenCode,
+            "opencode",
+            &["1.18.34-tool", "1.18.34-perm", "1.18.34-interrupt", "1.18.34-fail"],
+            211,
+        );
     }
 }

@@ -247,24 +247,11 @@ pub fn classify_chat_tail<R: Read + Seek>(file: &mut R) -> io::Result<QwenChatCl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Cursor;
+    use crate::agent::AgentKind;
+    use crate::transcript::replay::{assert_cold_agrees_with_incremental, fixture, states_with_candidates};
 
-    fn fixture(name: &str) -> Vec<u8> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/qwen/");
-        std::fs::read(format!("{dir}{name}/transcript.jsonl")).unwrap()
-    }
-
-    fn states(log: &[u8]) -> Vec<(State, Option<State>)> {
-        let mut c = QwenChatClassifier::default();
-        let mut out = Vec::new();
-        for line in log.split_inclusive(|b| *b == b'\n') {
-            c.feed(line);
-            let v = c.verdict();
-            if out.last() != Some(&(v.state, v.candidate)) {
-                out.push((v.state, v.candidate));
-            }
-        }
-        out
+    fn log(name: &str) -> Vec<u8> {
+        fixture("qwen", name)
     }
 
     const WORKING: (State, Option<State>) = (State::Working, None);
@@ -272,8 +259,8 @@ mod tests {
 
     #[test]
     fn a_tool_turn_is_working_until_its_answer_a_candidate() {
-        let log = fixture("0.24.4-tool");
-        assert_eq!(states(&log), [WORKING, ANSWER]);
+        let log = log("0.24.4-tool");
+        assert_eq!(states_with_candidates(AgentKind::Qwen, &log), [WORKING, ANSWER]);
         let mut c = QwenChatClassifier::default();
         c.feed(&log);
         let v = c.verdict();
@@ -283,32 +270,30 @@ mod tests {
 
     #[test]
     fn escape_during_a_tool_is_interrupted_and_the_next_turn_runs_again() {
-        let log = fixture("0.24.4-interrupt");
-        assert_eq!(states(&log), [WORKING, (State::Interrupted, None), WORKING, ANSWER]);
+        let log = log("0.24.4-interrupt");
+        assert_eq!(
+            states_with_candidates(AgentKind::Qwen, &log),
+            [WORKING, (State::Interrupted, None), WORKING, ANSWER]
+        );
     }
 
     #[test]
     fn http_400_fails_a_500_is_retried_and_the_next_answer_stands() {
-        let log = fixture("0.24.4-fail");
-        assert_eq!(states(&log), [WORKING, (State::Failed, None), WORKING, ANSWER]);
+        let log = log("0.24.4-fail");
+        assert_eq!(
+            states_with_candidates(AgentKind::Qwen, &log),
+            [WORKING, (State::Failed, None), WORKING, ANSWER]
+        );
     }
 
     #[test]
     fn the_cold_path_agrees_with_the_incremental_one_on_every_prefix() {
-        for name in ["0.24.4-tool", "0.24.4-perm", "0.24.4-interrupt", "0.24.4-fail"] {
-            let log = fixture(name);
-            for cut in (0..=log.len()).step_by(97).chain([log.len()]) {
-                let cold = classify_chat_tail(&mut Cursor::new(&log[..cut])).unwrap().verdict();
-                let mut hot = QwenChatClassifier::default();
-                hot.feed(&log[..cut]);
-                let hot = hot.verdict();
-                assert_eq!(
-                    (cold.state, cold.candidate, &cold.answer, cold.offset),
-                    (hot.state, hot.candidate, &hot.answer, hot.offset),
-                    "{name} cut at {cut}"
-                );
-            }
-        }
+        assert_cold_agrees_with_incremental(
+            AgentKind::Qwen,
+            "qwen",
+            &["0.24.4-tool", "0.24.4-perm", "0.24.4-interrupt", "0.24.4-fail"],
+            97,
+        );
     }
 
     #[test]
@@ -321,7 +306,7 @@ mod tests {
         log.extend_from_slice(
             b"{\"type\":\"user\",\"message\":{\"parts\":[{\"text\":\"go\"}]}}\n{\"type\":\"user\", broken\n",
         );
-        let v = classify_chat_tail(&mut Cursor::new(&log)).unwrap().verdict();
+        let v = classify_chat_tail(&mut std::io::Cursor::new(&log)).unwrap().verdict();
         assert_eq!((v.state, v.invalid_lines), (State::Working, 1));
     }
 }
