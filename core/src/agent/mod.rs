@@ -206,6 +206,18 @@ pub trait LogClassifier: Debug + Send {
     fn consumed(&self) -> u64;
 }
 
+impl<R: crate::transcript::lines::LineRules> LogClassifier for crate::transcript::lines::LineClassifier<R> {
+    fn feed(&mut self, bytes: &[u8]) {
+        crate::transcript::lines::LineClassifier::feed(self, bytes);
+    }
+    fn verdict(&self) -> TranscriptVerdict {
+        crate::transcript::lines::LineClassifier::verdict(self)
+    }
+    fn consumed(&self) -> u64 {
+        self.offset() + self.pending_bytes() as u64
+    }
+}
+
 /// The coding agents turnstile understands: the registry's keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

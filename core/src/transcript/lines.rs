@@ -160,3 +160,63 @@ mod tests {
         assert_eq!(b.offset(), 11 + 157);
     }
 }
+
+/// What one kind's classifier of an append-only JSONL log decides, line by
+/// line: the rules [`LineClassifier`] feeds complete lines to.
+pub trait LineRules: std::fmt::Debug + Default + Clone + Send + 'static {
+    /// Applies the complete line that ends at byte `end`.
+    fn apply(&mut self, line: &[u8], end: u64);
+    /// Counts a line too long to read.
+    fn skip_too_long(&mut self);
+    /// The verdict after the lines applied so far.
+    fn verdict(&self) -> crate::transcript::TranscriptVerdict;
+}
+
+/// An incremental classifier of an append-only JSONL log: appended bytes
+/// in, complete lines out to its [`LineRules`] (a half-written last line
+/// held, an over-long one skipped); O(appended bytes).
+#[derive(Debug, Clone, Default)]
+pub struct LineClassifier<R> {
+    lines: LineBuffer,
+    rules: R,
+}
+
+impl<R: LineRules> LineClassifier<R> {
+    /// A classifier that starts at `offset`, a line start.
+    pub fn starting_at(offset: u64) -> Self {
+        LineClassifier {
+            lines: LineBuffer::starting_at(offset),
+            rules: R::default(),
+        }
+    }
+
+    /// Classifies a log cold from its last `tail` bytes (from the first
+    /// line that starts within them).
+    pub fn from_tail<F: Read + Seek>(file: &mut F, tail: u64) -> io::Result<Self> {
+        read_tail(file, tail, Self::starting_at, |c, bytes| c.feed(bytes))
+    }
+
+    /// Bytes consumed so far as complete lines.
+    pub fn offset(&self) -> u64 {
+        self.lines.offset()
+    }
+
+    /// Bytes of a half-written last line being held.
+    pub fn pending_bytes(&self) -> usize {
+        self.lines.pending_bytes()
+    }
+
+    /// Feeds bytes appended to the log. Only complete lines count.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let rules = &mut self.rules;
+        self.lines.feed(bytes, MAX_LINE_BYTES, |piece, end| match piece {
+            Piece::Line(line) => rules.apply(line, end),
+            Piece::TooLong(_) => rules.skip_too_long(),
+        });
+    }
+
+    /// The verdict after everything fed so far.
+    pub fn verdict(&self) -> crate::transcript::TranscriptVerdict {
+        self.rules.verdict()
+    }
+}

@@ -11,7 +11,6 @@ pub mod screen;
 
 use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::screen::{InputBox, ScreenVerdict};
-use crate::transcript::TranscriptVerdict;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -97,18 +96,6 @@ impl AgentLog for CopilotCli {
     }
     fn classify_log(&self, mut file: &mut dyn LogFile, _count_lines: bool) -> io::Result<Box<dyn LogClassifier>> {
         Ok(Box::new(events::classify_events_tail(&mut file)?))
-    }
-}
-
-impl LogClassifier for events::EventsClassifier {
-    fn feed(&mut self, bytes: &[u8]) {
-        events::EventsClassifier::feed(self, bytes);
-    }
-    fn verdict(&self) -> TranscriptVerdict {
-        events::EventsClassifier::verdict(self)
-    }
-    fn consumed(&self) -> u64 {
-        self.offset() + self.pending_bytes() as u64
     }
 }
 

@@ -17,7 +17,7 @@
 //! is written only when its part ends. Positions are `seq + 1`, so the cold
 //! and the incremental paths name the same rows alike.
 
-use crate::transcript::lines::{self, LineBuffer, Piece, MAX_LINE_BYTES};
+use crate::transcript::lines::{LineClassifier, LineRules};
 use crate::transcript::{TranscriptVerdict, Turn};
 use crate::verdict::State;
 use serde::Deserialize;
@@ -144,9 +144,11 @@ fn may_matter(bytes: &[u8]) -> bool {
 }
 
 /// Incremental classifier of one session's rows.
+pub type EventsClassifier = LineClassifier<RowRules>;
+
+/// What the session's rows have decided so far.
 #[derive(Debug, Clone, Default)]
-pub struct EventsClassifier {
-    lines: LineBuffer,
+pub struct RowRules {
     turn: Turn,
     /// The user message of the current turn.
     prompt: Option<String>,
@@ -156,36 +158,23 @@ pub struct EventsClassifier {
     tools: BTreeSet<String>,
 }
 
-impl EventsClassifier {
-    /// A classifier that starts at `offset`, a line start.
-    pub fn starting_at(offset: u64) -> Self {
-        EventsClassifier {
-            lines: LineBuffer::starting_at(offset),
-            ..EventsClassifier::default()
-        }
+impl LineRules for RowRules {
+    fn skip_too_long(&mut self) {
+        self.turn.invalid_lines += 1;
     }
 
-    /// Bytes consumed so far as complete lines.
-    pub fn offset(&self) -> u64 {
-        self.lines.offset()
+    fn verdict(&self) -> TranscriptVerdict {
+        self.turn.verdict()
     }
 
-    /// Bytes of a half-written last line being held.
-    pub fn pending_bytes(&self) -> usize {
-        self.lines.pending_bytes()
+    fn apply(&mut self, bytes: &[u8], _end: u64) {
+        self.apply_row(bytes);
     }
+}
 
-    /// Feeds rendered rows. Only complete lines count.
-    pub fn feed(&mut self, bytes: &[u8]) {
-        let mut lines = std::mem::take(&mut self.lines);
-        lines.feed(bytes, MAX_LINE_BYTES, |piece, _| match piece {
-            Piece::Line(line) => self.apply(line),
-            Piece::TooLong(_) => self.turn.invalid_lines += 1,
-        });
-        self.lines = lines;
-    }
-
-    fn apply(&mut self, bytes: &[u8]) {
+impl RowRules {
+    /// Applies one rendered row (its position is its `seq`, not its bytes).
+    fn apply_row(&mut self, bytes: &[u8]) {
         let trimmed = bytes.trim_ascii();
         if trimmed.is_empty() || !may_matter(trimmed) {
             return;
@@ -289,18 +278,11 @@ impl EventsClassifier {
         let parts = self.texts.iter().filter(|((m, _), _)| m == id).map(|(_, t)| t.trim());
         parts.filter(|t| !t.is_empty()).collect::<Vec<_>>().join("\n\n")
     }
-
-    /// The verdict after everything fed so far.
-    pub fn verdict(&self) -> TranscriptVerdict {
-        self.turn.verdict()
-    }
 }
 
 /// Classifies a log file cold from its last [`TAIL_BYTES`].
 pub fn classify_events_tail<R: Read + Seek>(file: &mut R) -> io::Result<EventsClassifier> {
-    lines::read_tail(file, TAIL_BYTES, EventsClassifier::starting_at, |c, bytes| {
-        c.feed(bytes)
-    })
+    EventsClassifier::from_tail(file, TAIL_BYTES)
 }
 
 #[cfg(test)]

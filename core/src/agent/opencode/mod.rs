@@ -13,7 +13,6 @@ pub mod store;
 
 use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::screen::{InputBox, ScreenVerdict};
-use crate::transcript::TranscriptVerdict;
 use home::OpenCodeHome;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -133,18 +132,6 @@ impl AgentLog for OpenCode {
     #[cfg(feature = "cli")]
     fn store(&self) -> Option<&'static dyn super::LogStore> {
         Some(&store::OpenCodeStore)
-    }
-}
-
-impl LogClassifier for events::EventsClassifier {
-    fn feed(&mut self, bytes: &[u8]) {
-        events::EventsClassifier::feed(self, bytes);
-    }
-    fn verdict(&self) -> TranscriptVerdict {
-        events::EventsClassifier::verdict(self)
-    }
-    fn consumed(&self) -> u64 {
-        self.offset() + self.pending_bytes() as u64
     }
 }
 

@@ -19,7 +19,7 @@
 //! The cold path reads a bounded tail; both paths agree on every prefix of
 //! a log smaller than that tail.
 
-use crate::transcript::lines::{self, LineBuffer, Piece, MAX_LINE_BYTES};
+use crate::transcript::lines::{LineClassifier, LineRules};
 use crate::transcript::{TranscriptVerdict, Turn};
 use crate::verdict::State;
 use serde::Deserialize;
@@ -125,39 +125,21 @@ fn may_matter(bytes: &[u8]) -> bool {
 }
 
 /// Incremental classifier of one chat log.
+pub type QwenChatClassifier = LineClassifier<ChatRules>;
+
+/// What the lines of the log have decided so far.
 #[derive(Debug, Clone, Default)]
-pub struct QwenChatClassifier {
-    lines: LineBuffer,
+pub struct ChatRules {
     turn: Turn,
 }
 
-impl QwenChatClassifier {
-    /// A classifier that starts at `offset`, a line start.
-    pub fn starting_at(offset: u64) -> Self {
-        QwenChatClassifier {
-            lines: LineBuffer::starting_at(offset),
-            ..QwenChatClassifier::default()
-        }
+impl LineRules for ChatRules {
+    fn skip_too_long(&mut self) {
+        self.turn.invalid_lines += 1;
     }
 
-    /// Bytes consumed so far as complete lines.
-    pub fn offset(&self) -> u64 {
-        self.lines.offset()
-    }
-
-    /// Bytes of a half-written last line being held.
-    pub fn pending_bytes(&self) -> usize {
-        self.lines.pending_bytes()
-    }
-
-    /// Feeds bytes appended to the file. Only complete lines count.
-    pub fn feed(&mut self, bytes: &[u8]) {
-        let mut lines = std::mem::take(&mut self.lines);
-        lines.feed(bytes, MAX_LINE_BYTES, |piece, end| match piece {
-            Piece::Line(line) => self.apply(line, end),
-            Piece::TooLong(_) => self.turn.invalid_lines += 1,
-        });
-        self.lines = lines;
+    fn verdict(&self) -> TranscriptVerdict {
+        self.turn.verdict()
     }
 
     fn apply(&mut self, bytes: &[u8], end: u64) {
@@ -224,11 +206,6 @@ impl QwenChatClassifier {
         };
         turn.decide(state, candidate, reason, end, record.timestamp);
     }
-
-    /// The verdict after everything fed so far.
-    pub fn verdict(&self) -> TranscriptVerdict {
-        self.turn.verdict()
-    }
 }
 
 /// Statuses Qwen Code retries by itself (a 5xx, a rate limit, none at all).
@@ -239,9 +216,7 @@ fn is_retried(status: u64) -> bool {
 /// Classifies a chat log cold from its last [`TAIL_BYTES`] (from the first
 /// line that starts within them).
 pub fn classify_chat_tail<R: Read + Seek>(file: &mut R) -> io::Result<QwenChatClassifier> {
-    lines::read_tail(file, TAIL_BYTES, QwenChatClassifier::starting_at, |c, bytes| {
-        c.feed(bytes)
-    })
+    QwenChatClassifier::from_tail(file, TAIL_BYTES)
 }
 
 #[cfg(test)]

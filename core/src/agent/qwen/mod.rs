@@ -11,7 +11,6 @@ pub mod screen;
 
 use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile, SessionStatus};
 use crate::screen::{InputBox, ScreenVerdict};
-use crate::transcript::TranscriptVerdict;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -108,18 +107,6 @@ impl AgentLog for QwenCode {
     }
     fn classify_log(&self, mut file: &mut dyn LogFile, _count_lines: bool) -> io::Result<Box<dyn LogClassifier>> {
         Ok(Box::new(chat::classify_chat_tail(&mut file)?))
-    }
-}
-
-impl LogClassifier for chat::QwenChatClassifier {
-    fn feed(&mut self, bytes: &[u8]) {
-        chat::QwenChatClassifier::feed(self, bytes);
-    }
-    fn verdict(&self) -> TranscriptVerdict {
-        chat::QwenChatClassifier::verdict(self)
-    }
-    fn consumed(&self) -> u64 {
-        self.offset() + self.pending_bytes() as u64
     }
 }
 
