@@ -10,6 +10,7 @@ pub mod codex;
 pub mod copilot;
 pub mod gemini;
 pub mod opencode;
+pub mod program;
 pub mod qwen;
 
 /// What a session status file says (Claude Code keeps one per process;
@@ -52,6 +53,11 @@ pub trait Agent: Sync {
     /// onto a box that reads empty, and is never pasted again.
     fn suggests_in_its_box(&self) -> bool {
         false
+    }
+    /// True when answers may be routed to it (pasted and submitted): false
+    /// for a pane that runs no agent that reads them.
+    fn takes_prompts(&self) -> bool {
+        true
     }
 }
 
@@ -236,16 +242,19 @@ pub enum AgentKind {
     /// OpenCode.
     #[serde(rename = "opencode")]
     OpenCode,
+    /// Any program that reports its own state (`turnstile report`).
+    Program,
 }
 
 impl AgentKind {
     /// Every kind, the most specific recognition first (the default last).
-    pub const ALL: [AgentKind; 6] = [
+    pub const ALL: [AgentKind; 7] = [
         AgentKind::Codex,
         AgentKind::Gemini,
         AgentKind::Qwen,
         AgentKind::Copilot,
         AgentKind::OpenCode,
+        AgentKind::Program,
         AgentKind::Claude,
     ];
 
@@ -258,6 +267,7 @@ impl AgentKind {
             AgentKind::Qwen => &qwen::QwenCode,
             AgentKind::Copilot => &copilot::CopilotCli,
             AgentKind::OpenCode => &opencode::OpenCode,
+            AgentKind::Program => &program::Program,
         }
     }
 
@@ -270,6 +280,7 @@ impl AgentKind {
             AgentKind::Qwen => &qwen::QwenCode,
             AgentKind::Copilot => &copilot::CopilotCli,
             AgentKind::OpenCode => &opencode::OpenCode,
+            AgentKind::Program => &program::Program,
         }
     }
 
@@ -282,6 +293,7 @@ impl AgentKind {
             AgentKind::Qwen => &qwen::QwenCode,
             AgentKind::Copilot => &copilot::CopilotCli,
             AgentKind::OpenCode => &opencode::OpenCode,
+            AgentKind::Program => &program::Program,
         }
     }
 
@@ -295,6 +307,7 @@ impl AgentKind {
             AgentKind::Qwen => &qwen::QwenCode,
             AgentKind::Copilot => &copilot::CopilotCli,
             AgentKind::OpenCode => &opencode::OpenCode,
+            AgentKind::Program => &program::Program,
         }
     }
 

@@ -179,6 +179,24 @@ enum Command {
         #[arg(long)]
         event: Option<String>,
     },
+    /// Report this pane's state from any program running in it (a build
+    /// script, a test run, an agent turnstile does not know): the bar shows
+    /// it as a hook's, and a flow routes a reported done's answer.
+    /// Examples: `turnstile report working`; `turnstile report done
+    /// --answer-file out.md`; `turnstile report waiting --message "approve
+    /// deploy?"`; `turnstile report clear`.
+    Report {
+        /// working, done, failed, interrupted, waiting or idle (the Program
+        /// Status Protocol's idle, working, done, blocked, error too), or
+        /// clear (off the bar).
+        state: String,
+        /// The answer of a done turn, from this file (`-`: standard input).
+        #[arg(long)]
+        answer_file: Option<PathBuf>,
+        /// Why, shown by `explain` and in the pane's reason.
+        #[arg(long)]
+        message: Option<String>,
+    },
     /// Add turnstile's hooks to Claude Code's settings, or Codex's
     /// hooks.json with `--agent codex` (a backup is kept).
     InstallHooks {
@@ -310,6 +328,15 @@ fn dispatch(command: Command) -> Result<()> {
             hooks::run_hook(agent, event);
             Ok(())
         }
+        Command::Report {
+            state,
+            answer_file,
+            message,
+        } => turnstile_core::host::program::report(&turnstile_core::host::program::Report {
+            state,
+            answer_file,
+            message,
+        }),
         Command::InstallHooks {
             agent,
             project,

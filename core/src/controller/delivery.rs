@@ -136,12 +136,13 @@ fn target_of(pane: &Pane) -> Target {
 }
 
 /// The agent pane titled `title` (the first in display order): answers
-/// are routed only to agent panes, never to a shell that shares the name.
+/// are routed only to agent panes that take prompts, never to a shell that
+/// shares the name (nor to a program that reports itself).
 fn find_by_title(table: &PaneTable, title: &str) -> Option<Target> {
     table
         .agents()
         .into_iter()
-        .find(|p| p.meta.title == title)
+        .find(|p| p.meta.title == title && p.kind.agent().takes_prompts())
         .map(target_of)
 }
 

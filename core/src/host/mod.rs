@@ -24,6 +24,7 @@ pub mod files;
 pub mod home;
 pub mod hooks;
 pub mod mailbox;
+pub mod program;
 pub mod push;
 pub mod report;
 pub mod settings;

@@ -41,7 +41,11 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
             bindings.remove(&pane).and_then(Binding::into_path),
             record_mark(&session, agent),
         ),
-        None => Job::Plain(pane),
+        // A pane no agent runs in may be a program that reports itself.
+        None => Job::Plain(super::program::last_report(&session, pane).unwrap_or(PaneReport {
+            pane,
+            ..PaneReport::default()
+        })),
     });
     let jobs: Vec<Job> = jobs.collect();
     Ok(HostReport {
@@ -55,7 +59,7 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
 /// One pane of a `status` run.
 enum Job {
     Agent(AgentProcess, Option<PathBuf>, Option<Verdict>),
-    Plain(u32),
+    Plain(PaneReport),
 }
 
 /// Every pane's report, each agent pane's sources read on its own thread;
@@ -66,10 +70,7 @@ fn read_all(jobs: Vec<Job>, at: Millis, deadline: Instant) -> Vec<PaneReport> {
     let mut late: Vec<(usize, AgentProcess)> = Vec::new();
     for (index, job) in jobs.into_iter().enumerate() {
         match job {
-            Job::Plain(pane) => reports.push(Some(PaneReport {
-                pane,
-                ..PaneReport::default()
-            })),
+            Job::Plain(report) => reports.push(Some(report)),
             Job::Agent(agent, transcript, mark) => {
                 // A pane whose thread cannot start stays unread.
                 reports.push(None);

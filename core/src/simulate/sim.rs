@@ -32,6 +32,11 @@ pub struct Sim {
 }
 
 impl Sim {
+    /// The session's log.
+    pub fn log(&self) -> &std::path::Path {
+        &self.log
+    }
+
     /// Starts a session: creates its log (with the kind's header), writes
     /// an idle status and draws the first frame.
     pub fn start(options: &SimOptions, kind: &'static dyn Simulator) -> io::Result<Sim> {

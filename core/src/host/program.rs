@@ -1,0 +1,114 @@
+//! `turnstile report`: any program reports its own state from inside its
+//! pane (a build script, a test run, an agent with hooks of its own). It
+//! goes the hooks' way (handed to the session's watcher, else piped to the
+//! plugin) as the [`crate::agent::program::Program`] kind, and its newest
+//! report is kept in the session's private state folder, so a `status` run
+//! (a new leader filling its table) shows the pane as it was reported.
+//! `clear` takes the pane off the bar.
+
+use super::clock::now_ms;
+use super::{files, hooks, push, spool, state};
+use crate::agent::program::parse_state;
+use crate::agent::AgentKind;
+use crate::hook::HookEvent;
+use crate::protocol::PaneReport;
+use anyhow::{bail, Context, Result};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Largest answer file read (the routed answer is capped further).
+const MAX_ANSWER_BYTES: u64 = 4 << 20;
+
+/// What a program reports.
+pub struct Report {
+    /// A state's name (turnstile's or the Program Status Protocol's), or `clear`.
+    pub state: String,
+    /// The turn's answer, from this file (`-`: standard input).
+    pub answer_file: Option<PathBuf>,
+    /// Why, shown by `explain` and in the bar's reason.
+    pub message: Option<String>,
+}
+
+/// Sends the report of the pane this process runs in.
+pub fn report(report: &Report) -> Result<()> {
+    let pane: u32 = std::env::var("ZELLIJ_PANE_ID")
+        .ok()
+        .and_then(|p| p.trim().parse().ok())
+        .context("not inside a zellij pane (ZELLIJ_PANE_ID is not set)")?;
+    let session =
+        std::env::var("ZELLIJ_SESSION_NAME").context("not inside a zellij session (ZELLIJ_SESSION_NAME is not set)")?;
+    let pane_report = if report.state == "clear" {
+        forget(&session, pane);
+        PaneReport {
+            pane,
+            ..PaneReport::default()
+        }
+    } else {
+        let built = build(pane, report)?;
+        keep(&session, &built)?;
+        built
+    };
+    if !spool::hand_over(&session, &pane_report) {
+        push::push_to_plugin(&session, &pane_report);
+    }
+    Ok(())
+}
+
+/// The pane report of a program's report.
+fn build(pane: u32, report: &Report) -> Result<PaneReport> {
+    if parse_state(&report.state).is_none() {
+        bail!(
+            "unknown state {:?}: say working, done, failed, interrupted, waiting or idle \
+             (or idle, working, done, blocked, error), or clear",
+            report.state
+        );
+    }
+    let answer = report.answer_file.as_deref().map(read_answer).transpose()?;
+    let event = HookEvent {
+        hook_event_name: report.state.to_ascii_lowercase(),
+        message: report.message.clone(),
+        last_assistant_message: answer,
+        cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
+        ..HookEvent::default()
+    };
+    hooks::hook_report(pane, &event, now_ms(), AgentKind::Program).context("no verdict for this report")
+}
+
+fn read_answer(path: &Path) -> Result<String> {
+    let bytes = if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .take(MAX_ANSWER_BYTES)
+            .read_to_end(&mut bytes)
+            .context("cannot read stdin")?;
+        bytes
+    } else {
+        files::read_capped(path, MAX_ANSWER_BYTES).with_context(|| format!("cannot read {}", path.display()))?
+    };
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Where a pane's newest report is kept.
+fn record_path(session: &str, pane: u32) -> Option<PathBuf> {
+    Some(state::session_folder(session).ok()?.join(format!("{pane}.report.json")))
+}
+
+fn keep(session: &str, report: &PaneReport) -> Result<()> {
+    let path = record_path(session, report.pane).context("cannot use turnstile's state folder")?;
+    let json = serde_json::to_vec(report)?;
+    files::replace(&path, &json, 0o600).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn forget(session: &str, pane: u32) {
+    if let Some(path) = record_path(session, pane) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// The newest report a program made in `pane`, if any (for `status`).
+pub fn last_report(session: &str, pane: u32) -> Option<PaneReport> {
+    let bytes = files::read_capped(&record_path(session, pane)?, 8 << 20).ok()?;
+    serde_json::from_slice::<PaneReport>(&bytes)
+        .ok()
+        .filter(|r| r.pane == pane)
+}
