@@ -562,3 +562,72 @@ fn status_with_a_pane_bound_to_a_fifo_answers_for_every_pane_at_once() {
         .collect();
     assert_eq!(panes, [1, 2], "{report}");
 }
+
+/// A simulated OpenCode in `pane`: its rows go into a real SQLite database.
+fn opencode(rig: &Rig, pane: u32, script: &str) -> Child {
+    Command::new(BIN)
+        .args([
+            "demo-agent",
+            "--kind",
+            "opencode",
+            "--turns",
+            "1",
+            "--script",
+            script,
+            "--pace",
+            "0.2",
+        ])
+        .env("ZELLIJ_PANE_ID", pane.to_string())
+        .env("ZELLIJ_SESSION_NAME", &rig.session)
+        .env("TMPDIR", rig.dir.path())
+        .current_dir(rig.dir.path().join("work"))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn an_opencode_sessions_rows_in_its_database_are_followed_to_the_answer() {
+    let mut rig = Rig::new("watch-opencode");
+    rig.watch();
+    let agent = opencode(&rig, 8, "done");
+    rig.children.push(agent);
+    rig.until("the pane bound to its session inside the database", |r| {
+        r.pushed().iter().any(|p| {
+            p["pane"] == 8
+                && p["agent"]["transcript"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("opencode.db/ses_"))
+        })
+    });
+    rig.until("the answer's row: done", |r| r.state(8).as_deref() == Some("done"));
+    let pushed = rig.pushed();
+    let latest = pushed.iter().rev().find(|p| p["pane"] == 8).unwrap();
+    assert!(
+        latest["answer"].as_str().is_some_and(|a| a.starts_with("Answer 1")),
+        "{latest}"
+    );
+}
+
+#[test]
+fn two_opencode_panes_of_one_folder_without_the_plugin_never_borrow_a_session() {
+    let mut rig = Rig::new("watch-opencode-two");
+    rig.watch();
+    let first = opencode(&rig, 8, "done");
+    let second = opencode(&rig, 9, "fail");
+    rig.children.extend([first, second]);
+    rig.until("both panes known", |r| {
+        let pushed = r.pushed();
+        [8, 9].iter().all(|pane| {
+            pushed
+                .iter()
+                .any(|p| p["pane"] == *pane && p["agent"]["kind"] == "opencode")
+        })
+    });
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(
+        (rig.state(8), rig.state(9)),
+        (None, None),
+        "nothing tells the sessions apart: the screen alone"
+    );
+}
