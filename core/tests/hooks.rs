@@ -735,3 +735,44 @@ fn install_hooks_for_opencode_writes_its_plugin_and_leaves_anyone_elses_file() {
         "export const Mine = async () => ({});\n"
     );
 }
+
+#[test]
+fn an_opencode_subagents_session_is_never_taken_for_the_panes_turn() {
+    // OpenCode's `task` tool runs a subagent in a session of its own (with a
+    // parent): its `session.idle` must not end the pane's turn, nor bind it.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(data.join("opencode")).unwrap();
+    let db = rusqlite::Connection::open(data.join("opencode/opencode.db")).unwrap();
+    db.execute_batch(
+        "CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT, time_created INTEGER, time_updated INTEGER);
+         CREATE TABLE event (id TEXT PRIMARY KEY, aggregate_id TEXT, seq INTEGER, type TEXT, data TEXT);
+         INSERT INTO session VALUES ('ses_root', NULL, '/p', 1, 1), ('ses_child', 'ses_root', '/p', 2, 2);",
+    )
+    .unwrap();
+    drop(db);
+    let idle = |session: &str| {
+        let mut child = Command::new(BIN)
+            .args(["hook", "--agent", "opencode", "--event", "session.idle"])
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .env("XDG_DATA_HOME", &data)
+            .env("TURNSTILE_ZELLIJ", fake_zellij(dir.path()))
+            .env("ZELLIJ_PANE_ID", "4")
+            .env("ZELLIJ_SESSION_NAME", "sess")
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let payload = format!(r#"{{"session_id":"{session}","cwd":"/p"}}"#);
+        child.stdin.take().unwrap().write_all(payload.as_bytes()).unwrap();
+        assert!(child.wait().unwrap().success());
+    };
+    idle("ses_child");
+    assert_eq!(calls(dir.path()), "", "a subagent's turn end is dropped");
+    assert!(!dir.path().join("state/turnstile/bindings/sess/4.json").exists());
+    idle("ses_root");
+    let report: serde_json::Value = serde_json::from_str(calls(dir.path()).lines().last().unwrap()).unwrap();
+    assert!(report["agent"]["transcript"]
+        .as_str()
+        .unwrap()
+        .ends_with("opencode.db/ses_root"));
+}

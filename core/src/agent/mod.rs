@@ -156,8 +156,13 @@ pub trait LogStore: Sync {
     /// True when a change of `file` (inotify) may have added records to `log`.
     fn changed_by(&self, log: &Path, file: &Path) -> bool;
     /// The logs of the project in `cwd` (its home `home`), each with when it
-    /// was last written (ms since the epoch).
+    /// was last written (ms since the epoch); never a subordinate one.
     fn logs_of_project(&self, home: &Path, cwd: &Path) -> Vec<(PathBuf, u64)>;
+    /// True when `log` is a subordinate session's (a subagent's, which the
+    /// pane's own turn started): its events and rows are not the pane's turn.
+    fn is_subordinate(&self, _log: &Path) -> bool {
+        false
+    }
 }
 
 /// What one agent's hooks mean and where they are installed: the third

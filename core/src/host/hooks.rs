@@ -51,6 +51,10 @@ fn hook_inner(kind: AgentKind, name: Option<&str>) -> Option<()> {
     if event.transcript_path.is_none() {
         event.transcript_path = log_of_session(kind, &event);
     }
+    if is_subordinate(kind, event.transcript_path.as_deref()) {
+        // A subagent's session: its turn ends are not the pane's.
+        return None;
+    }
     let pane: u32 = std::env::var("ZELLIJ_PANE_ID").ok()?.trim().parse().ok()?;
     let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
     let now = now_ms();
@@ -63,6 +67,16 @@ fn hook_inner(kind: AgentKind, name: Option<&str>) -> Option<()> {
         push::push_to_plugin(&session, &report);
     }
     Some(())
+}
+
+/// True when the event's log is a subagent's session, inside a database
+/// that says so (OpenCode's `task` tool).
+fn is_subordinate(kind: AgentKind, log: Option<&str>) -> bool {
+    let (Some(store), Some(log)) = (kind.log().store(), log) else {
+        return false;
+    };
+    let log = Path::new(log);
+    store.keeps(log) && store.is_subordinate(log)
 }
 
 /// The log of the event's session, for agents whose hook payloads name the

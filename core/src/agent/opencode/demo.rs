@@ -14,7 +14,7 @@ use std::time::Instant;
 
 /// The simulated database's tables (the columns turnstile reads).
 const SCHEMA: &str = "PRAGMA journal_mode=WAL;
-CREATE TABLE IF NOT EXISTS session (id TEXT PRIMARY KEY, directory TEXT NOT NULL,
+CREATE TABLE IF NOT EXISTS session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT NOT NULL,
   time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS event (id TEXT PRIMARY KEY, aggregate_id TEXT NOT NULL,
   seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL);";

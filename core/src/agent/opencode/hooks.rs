@@ -12,6 +12,10 @@
 //! - `session.idle`: the turn ended, on a done, an error and an Escape
 //!   alike (an Escape while a retry waits fires no `session.error`): judged
 //!   by the session's rows, read then.
+//!
+//! A subagent (the `task` tool) runs in a session of its own, whose turns
+//! are not the pane's: the plugin drops its events (its `session.created`
+//! names its parent), and the hook drops any whose session has a parent.
 
 use super::home::config_folder;
 use super::OpenCode;
@@ -112,6 +116,8 @@ import {{ spawn }} from "node:child_process";
 
 const COMMAND = {command};
 const EVENTS = new Set({events});
+// Subagents' sessions (the task tool's): their turns are not the pane's.
+const CHILDREN = new Set();
 
 function hand(name, payload) {{
   try {{
@@ -128,14 +134,18 @@ function hand(name, payload) {{
 
 export const Turnstile = async ({{ directory }}) => ({{
   event: async ({{ event }}) => {{
-    if (!EVENTS.has(event.type)) return;
     const p = event.properties || {{}};
+    if (p.info && p.info.parentID && (event.type === "session.created" || event.type === "session.updated")) {{
+      CHILDREN.add(p.info.id);
+    }}
+    if (!EVENTS.has(event.type) || CHILDREN.has(p.sessionID)) return;
     const status = p.status && p.status.type;
     if (event.type === "session.status" && status !== "busy" && status !== "retry") return;
     const error = p.error ? [p.error.name, p.error.data && p.error.data.message].filter(Boolean).join(": ") : undefined;
     hand(event.type, {{ session_id: p.sessionID, cwd: directory, notification_type: status, message: error }});
   }},
   "chat.message": async (input) => {{
+    if (input && CHILDREN.has(input.sessionID)) return;
     hand("chat.message", {{ session_id: input && input.sessionID, cwd: directory }});
   }},
 }});

@@ -102,12 +102,27 @@ impl LogStore for OpenCodeStore {
             || (file.parent() == database.parent() && file.file_name().is_some_and(|n| n == "opencode.db-wal"))
     }
 
+    /// A subagent's session (the `task` tool's) has a parent.
+    fn is_subordinate(&self, log: &Path) -> bool {
+        let Ok((database, session)) = parts(log) else {
+            return false;
+        };
+        let Ok(db) = open(database) else {
+            return false;
+        };
+        let parent = db.query_row("SELECT parent_id FROM session WHERE id = ?1", [session], |r| {
+            r.get::<_, Option<String>>(0)
+        });
+        matches!(parent, Ok(Some(_)))
+    }
+
     fn logs_of_project(&self, home: &Path, cwd: &Path) -> Vec<(PathBuf, u64)> {
         let database = home.join(DATABASE);
         let Ok(db) = open(&database) else {
             return Vec::new();
         };
-        let Ok(mut query) = db.prepare("SELECT id, time_updated FROM session WHERE directory = ?1") else {
+        let sql = "SELECT id, time_updated FROM session WHERE directory = ?1 AND parent_id IS NULL";
+        let Ok(mut query) = db.prepare(sql) else {
             return Vec::new();
         };
         let cwd = cwd.to_string_lossy();
@@ -121,5 +136,61 @@ impl LogStore for OpenCodeStore {
                 .collect()
         })
         .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn database(dir: &Path) -> PathBuf {
+        let path = dir.join(DATABASE);
+        let db = Connection::open(&path).unwrap();
+        db.execute_batch(
+            r#"CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT, time_created INTEGER, time_updated INTEGER);
+               CREATE TABLE event (id TEXT PRIMARY KEY, aggregate_id TEXT, seq INTEGER, type TEXT, data TEXT);
+               INSERT INTO session VALUES ('ses_root', NULL, '/p', 1, 5), ('ses_child', 'ses_root', '/p', 2, 9);
+               INSERT INTO event VALUES ('e0', 'ses_root', 0, 'message.updated.1', '{"info":{"id":"u1","role":"user"}}'),
+                                        ('e1', 'ses_root', 1, 'session.updated.1', '{"a":
+"b"}'),
+                                        ('e2', 'ses_child', 0, 'message.updated.1', '{}');"#,
+        )
+        .unwrap();
+        path
+    }
+
+    #[test]
+    fn a_sessions_rows_are_read_by_position_and_a_subagents_session_is_no_projects_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = database(dir.path());
+        let root = db.join("ses_root");
+        let (rows, next) = OpenCodeStore.read_from(&root, 0, 10).unwrap();
+        let text = String::from_utf8(rows).unwrap();
+        assert_eq!(text.lines().count(), 2, "a raw line break never splits a row: {text}");
+        assert!(text.starts_with(r#"{"aggregate_id":"ses_root","seq":0,"type":"message.updated.1","data":{"info""#));
+        assert_eq!(next, 2);
+        assert_eq!(OpenCodeStore.read_from(&root, next, 10).unwrap(), (Vec::new(), 2));
+        assert_eq!(OpenCodeStore.cold_start(&root, 1).unwrap(), 1);
+        let logs = OpenCodeStore.logs_of_project(dir.path(), Path::new("/p"));
+        assert_eq!(logs, [(root.clone(), 5)]);
+        assert!(OpenCodeStore.is_subordinate(&db.join("ses_child")));
+        assert!(!OpenCodeStore.is_subordinate(&root));
+        assert!(OpenCodeStore.changed_by(&root, &dir.path().join("opencode.db-wal")));
+        assert!(!OpenCodeStore.changed_by(&root, &dir.path().join("other.db-wal")));
+    }
+
+    #[test]
+    fn a_fifo_where_the_database_should_be_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join(DATABASE);
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&db)
+            .status()
+            .unwrap()
+            .success());
+        let started = std::time::Instant::now();
+        assert!(OpenCodeStore.read_from(&db.join("ses_x"), 0, 10).is_err());
+        assert!(OpenCodeStore.logs_of_project(dir.path(), Path::new("/p")).is_empty());
+        assert!(started.elapsed() < Duration::from_secs(1));
     }
 }
