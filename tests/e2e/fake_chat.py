@@ -16,6 +16,9 @@ text a person typed; words after the first are free):
                   the agents ask to approve); after it: "Done: created the
                   file, as you approved."
 - `slow:N`     -> an answer streamed word by word over N seconds
+- `task:N`     -> "Delegating." + a call of the `task` tool (OpenCode's
+                  subagents) whose prompt is `slow:N`; after its result:
+                  "Done: the subagent answered."
 - `fail:500`   -> HTTP 500, every time
 - `fail:400`   -> HTTP 400, every time
 - `echo:TEXT`  -> TEXT
@@ -78,6 +81,11 @@ def after_tool(body):
     return bool(messages) and messages[-1].get("role") == "tool"
 
 
+def offers(body, tool):
+    """True when the request offers `tool`."""
+    return any((t.get("function") or {}).get("name") == tool for t in body.get("tools") or [])
+
+
 def shell_call(body, command):
     """(name, arguments) of a call to the shell tool this request offers."""
     names = [(t.get("function") or {}).get("name") for t in body.get("tools") or []]
@@ -118,6 +126,10 @@ class FakeChat(FakeServer):
                     api.log_answer(prompt, None, int(arg))
                     kind = "server_error" if arg == "500" else "invalid_request_error"
                     return self.send_json(int(arg), {"error": {"message": f"fake HTTP {arg}", "type": kind}})
+                if verb == "task" and not after_tool(body) and offers(body, "task"):
+                    api.log_answer(prompt, "Delegating.", "tool")
+                    args = {"description": "the sub task", "prompt": f"slow:{arg}", "subagent_type": "general"}
+                    return self.reply(body, "Delegating.", ("task", args))
                 if verb in ("tool", "perm") and not after_tool(body):
                     command = f"sleep {arg}{SLEEP_SUFFIX}" if verb == "tool" else "touch approved.txt"
                     api.log_answer(prompt, "Running it.", "tool")
@@ -129,6 +141,8 @@ class FakeChat(FakeServer):
                     text = "Done: created the file, as you approved."
                 elif verb == "echo":
                     text = prompt.partition(":")[2].strip() or "(empty)"
+                elif verb == "task":
+                    text = "Done: the subagent answered."
                 elif verb == "slow":
                     pace = float(arg)
                     text = " ".join(f"word{i}" for i in range(int(pace * 4)))

@@ -53,6 +53,18 @@ class RealOpenCode(AgentCase, unittest.TestCase):
             self.assertTrue([s for _, s in samples if "working" in s], "working shown meanwhile")
             wait_for("confirmed done", lambda: is_confirmed_done(segment(z, "oc")), timeout=20)
 
+    def test_a_subagents_turn_end_is_never_the_panes_done(self):
+        """The `task` tool runs a subagent in a session of its own: its end
+        (its own `session.idle`, its final answer) comes before the turn's."""
+        with self.zellij([("oc", opencode_argv())]) as z:
+            self.ready(z, "oc")
+            self.submit(z, "oc", "task:4")
+            samples = self.assert_never_done_until(z, "oc", "the turn's final answer", self.finished("task:4"),
+                                                   timeout=60)
+            self.assertTrue(self.opencode.finished("slow:4"), "the subagent ran")
+            self.assertTrue([s for _, s in samples if "working" in s], "working while the subagent runs")
+            wait_for("confirmed done", lambda: is_confirmed_done(segment(z, "oc")), timeout=20)
+
     def test_an_approval_is_waiting_then_done(self):
         with self.zellij([("oc", opencode_argv())]) as z:
             self.ready(z, "oc")
