@@ -22,7 +22,7 @@ use crate::transcript::{TranscriptVerdict, Turn};
 use crate::verdict::State;
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::{self, Read, Seek};
 
 /// The cold path reads at most this much of a log file's end.
@@ -30,6 +30,9 @@ pub const TAIL_BYTES: u64 = 16 << 20;
 
 /// Text parts of a turn kept for its answer (more are dropped).
 const MAX_PARTS: usize = 4096;
+
+/// Earlier turns' user messages remembered.
+const MAX_EARLIER: usize = 64;
 
 /// One row of the `event` table.
 #[derive(Deserialize)]
@@ -152,6 +155,9 @@ pub struct RowRules {
     turn: Turn,
     /// The user message of the current turn.
     prompt: Option<String>,
+    /// Earlier turns' user messages (the newest few): their late rows (a
+    /// summary, a queued prompt's predecessor finishing) are not this turn's.
+    earlier: VecDeque<String>,
     /// Text parts of the turn's messages: (message, part) → text.
     texts: BTreeMap<(String, String), String>,
     /// Tool parts not finished yet.
@@ -209,10 +215,10 @@ impl RowRules {
     /// A user message: a new turn, unless it is the current turn's (its
     /// rewrites, the summary written at the turn's end).
     fn prompted(&mut self, id: String) -> Option<(State, bool, String)> {
-        if self.prompt.as_deref() == Some(id.as_str()) {
+        if self.prompt.as_deref() == Some(id.as_str()) || self.earlier.contains(&id) {
             return None;
         }
-        self.prompt = Some(id);
+        self.supersede(Some(id));
         self.texts.clear();
         self.tools.clear();
         self.turn.answer = None;
@@ -221,9 +227,13 @@ impl RowRules {
 
     fn round(&mut self, round: Round) -> Option<(State, bool, String)> {
         if let Some(parent) = &round.parent {
+            if self.earlier.contains(parent) {
+                // An earlier turn's round, written late: not this turn's end.
+                return None;
+            }
             if self.prompt.as_ref() != Some(parent) {
                 // A turn whose start was not read (a cold read from the middle).
-                self.prompt = Some(parent.clone());
+                self.supersede(Some(parent.clone()));
                 self.texts.retain(|(m, _), _| *m == round.id);
                 self.tools.clear();
             }
@@ -257,6 +267,16 @@ impl RowRules {
                 let why = "a round completed with neither finish nor error (Escape while a retry waited)";
                 Some((State::Interrupted, false, why.to_owned()))
             }
+        }
+    }
+
+    /// Makes `prompt` the current turn's user message, the old one earlier.
+    fn supersede(&mut self, prompt: Option<String>) {
+        if let Some(old) = std::mem::replace(&mut self.prompt, prompt) {
+            if self.earlier.len() == MAX_EARLIER {
+                self.earlier.pop_front();
+            }
+            self.earlier.push_back(old);
         }
     }
 
@@ -350,6 +370,40 @@ mod tests {
         c.feed(row(3, r#"{"id":"u1","role":"user","summary":{"diffs":[]}}"#).as_bytes());
         assert_eq!(c.verdict().state, Done, "the user message's summary is no new turn");
         assert_eq!(c.verdict().offset, Some(3), "positions are rows, not bytes");
+    }
+
+    #[test]
+    fn an_earlier_turns_late_rows_never_end_the_current_one() {
+        let row = |seq: u64, info: &str| {
+            format!(r#"{{"aggregate_id":"ses_1","seq":{seq},"type":"message.updated.1","data":{{"info":{info}}}}}"#)
+                + "\n"
+        };
+        let mut c = EventsClassifier::default();
+        c.feed(row(0, r#"{"id":"u1","role":"user"}"#).as_bytes());
+        c.feed(row(1, r#"{"id":"a1","role":"assistant","parentID":"u1"}"#).as_bytes());
+        c.feed(row(2, r#"{"id":"u2","role":"user"}"#).as_bytes());
+        // The first turn's answer completes after the second prompt's row.
+        c.feed(
+            row(
+                3,
+                r#"{"id":"a1","role":"assistant","parentID":"u1","finish":"stop","time":{"completed":3}}"#,
+            )
+            .as_bytes(),
+        );
+        c.feed(row(4, r#"{"id":"u1","role":"user","summary":{"diffs":[]}}"#).as_bytes());
+        assert_eq!(
+            (c.verdict().state, c.verdict().offset),
+            (Working, Some(3)),
+            "still the second turn"
+        );
+        c.feed(
+            row(
+                5,
+                r#"{"id":"a2","role":"assistant","parentID":"u2","finish":"stop","time":{"completed":5}}"#,
+            )
+            .as_bytes(),
+        );
+        assert_eq!(c.verdict().state, Done);
     }
 
     #[test]
