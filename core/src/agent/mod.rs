@@ -12,6 +12,8 @@ pub mod gemini;
 pub mod opencode;
 pub mod program;
 pub mod qwen;
+#[cfg(test)]
+pub mod replay;
 
 /// What a session status file says (Claude Code keeps one per process;
 /// a kind that keeps one reads it into this).

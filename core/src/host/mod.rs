@@ -27,6 +27,7 @@ pub mod mailbox;
 pub mod program;
 pub mod push;
 pub mod report;
+pub mod reported;
 pub mod settings;
 pub mod spool;
 pub mod state;

@@ -2,12 +2,13 @@
 //! pane (a build script, a test run, an agent with hooks of its own). It
 //! goes the hooks' way (handed to the session's watcher, else piped to the
 //! plugin) as the [`crate::agent::program::Program`] kind, and its newest
-//! report is kept in the session's private state folder, so a `status` run
-//! (a new leader filling its table) shows the pane as it was reported.
+//! report is kept ([`super::reported`]), so a `status` run (a new leader
+//! filling its table) shows the pane as it was reported.
 //! `clear` takes the pane off the bar.
 
 use super::clock::now_ms;
-use super::{files, hooks, push, spool, state};
+use super::reported::{forget, keep};
+use super::{files, hooks, push, spool};
 use crate::agent::program::parse_state;
 use crate::agent::AgentKind;
 use crate::hook::HookEvent;
@@ -86,29 +87,4 @@ fn read_answer(path: &Path) -> Result<String> {
         files::read_capped(path, MAX_ANSWER_BYTES).with_context(|| format!("cannot read {}", path.display()))?
     };
     Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// Where a pane's newest report is kept.
-fn record_path(session: &str, pane: u32) -> Option<PathBuf> {
-    Some(state::session_folder(session).ok()?.join(format!("{pane}.report.json")))
-}
-
-fn keep(session: &str, report: &PaneReport) -> Result<()> {
-    let path = record_path(session, report.pane).context("cannot use turnstile's state folder")?;
-    let json = serde_json::to_vec(report)?;
-    files::replace(&path, &json, 0o600).with_context(|| format!("cannot write {}", path.display()))
-}
-
-fn forget(session: &str, pane: u32) {
-    if let Some(path) = record_path(session, pane) {
-        let _ = std::fs::remove_file(path);
-    }
-}
-
-/// The newest report a program made in `pane`, if any (for `status`).
-pub fn last_report(session: &str, pane: u32) -> Option<PaneReport> {
-    let bytes = files::read_capped(&record_path(session, pane)?, 8 << 20).ok()?;
-    serde_json::from_slice::<PaneReport>(&bytes)
-        .ok()
-        .filter(|r| r.pane == pane)
 }

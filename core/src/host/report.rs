@@ -42,7 +42,7 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
             record_mark(&session, agent),
         ),
         // A pane no agent runs in may be a program that reports itself.
-        None => Job::Plain(super::program::last_report(&session, pane).unwrap_or(PaneReport {
+        None => Job::Plain(super::reported::last_report(&session, pane).unwrap_or(PaneReport {
             pane,
             ..PaneReport::default()
         })),

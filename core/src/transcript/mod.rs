@@ -4,8 +4,6 @@
 //! Code's transcript, Codex's rollout, Gemini CLI's chat log).
 
 pub mod lines;
-#[cfg(test)]
-pub mod replay;
 
 use crate::verdict::{Millis, Source, State, Verdict};
 use serde::Serialize;

@@ -308,8 +308,8 @@ pub fn classify_events_tail<R: Read + Seek>(file: &mut R) -> io::Result<EventsCl
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::replay::{assert_cold_agrees_with_incremental, fixture, states};
     use crate::agent::AgentKind;
-    use crate::transcript::replay::{assert_cold_agrees_with_incremental, fixture, states};
 
     fn log(name: &str) -> Vec<u8> {
         fixture("opencode", name)

@@ -18,8 +18,12 @@ pub struct OpenCodeStore;
 
 /// Opens the database of `log` (`…/opencode.db/<session>`) read-only.
 fn open(database: &Path) -> io::Result<Connection> {
-    // Refuses what is not a regular file without blocking on it.
-    crate::host::files::open_regular(database)?;
+    // Refuses what is not a regular file (a FIFO, a device) before SQLite
+    // opens it, which would block on a FIFO: `stat` never does.
+    if !std::fs::metadata(database)?.is_file() {
+        let why = format!("{} is not a regular file", database.display());
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, why));
+    }
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let db = Connection::open_with_flags(database, flags).map_err(io::Error::other)?;
     db.busy_timeout(Duration::from_millis(200)).map_err(io::Error::other)?;

@@ -1,22 +1,32 @@
 //! A simulated program that reports itself, for the demo and the tests: a
-//! build script drawing its steps and calling the report path as
-//! `turnstile report` does (working, waiting, then done with its answer).
+//! build script drawing its steps and running `turnstile report` (working,
+//! waiting, then done with its answer).
 
 use super::Program;
-use crate::host::program::{report, Report};
 use crate::simulate::{rows_above, terminal_rows, Outcome, Sim, Simulator};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// Reports a state as `turnstile report` would; a pane outside zellij
-/// (a test's terminal) just draws.
+/// Runs `turnstile report` as a script would (this very executable); a pane
+/// outside zellij (a test's terminal) just draws.
 fn say(state: &str, answer: Option<&Path>, message: Option<&str>) {
-    let _ = report(&Report {
-        state: state.to_owned(),
-        answer_file: answer.map(Path::to_path_buf),
-        message: message.map(str::to_owned),
-    });
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let mut report = Command::new(exe);
+    report
+        .args(["report", state])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if let Some(answer) = answer {
+        report.arg("--answer-file").arg(answer);
+    }
+    if let Some(message) = message {
+        report.args(["--message", message]);
+    }
+    let _ = report.status();
 }
 
 impl Simulator for Program {

@@ -222,8 +222,8 @@ pub fn classify_chat_tail<R: Read + Seek>(file: &mut R) -> io::Result<QwenChatCl
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::replay::{assert_cold_agrees_with_incremental, fixture, states_with_candidates};
     use crate::agent::AgentKind;
-    use crate::transcript::replay::{assert_cold_agrees_with_incremental, fixture, states_with_candidates};
 
     fn log(name: &str) -> Vec<u8> {
         fixture("qwen", name)
