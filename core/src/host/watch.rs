@@ -222,8 +222,10 @@ pub fn run(session: Option<String>) -> Result<i32> {
             }
             changes.rebind |= state.processes.changed();
             // A safety net under inotify: panes still without a transcript
-            // are looked up again each second.
+            // are looked up again each second, and logs kept in a database
+            // read again (a read that met a lock waits for no other change).
             changes.recheck_unbound = true;
+            changes.transcripts.extend(state.logs_in_a_database());
         }
         state.apply(changes, &mut watcher);
         state.mailbox.flush();
@@ -257,12 +259,26 @@ impl Session {
     fn logs_changed_by(&self, file: &Path) -> Vec<PathBuf> {
         let changed = |log: &PathBuf| match self.tracked.get(log) {
             Some(tracked) => tracked.changed_by(log, file),
-            None => match report::kind_of_transcript(log).log().store() {
-                Some(store) => store.changed_by(log, file),
-                None => log == file,
-            },
+            None => {
+                log == file
+                    || report::kind_of_transcript(log)
+                        .log()
+                        .store()
+                        .is_some_and(|s| s.changed_by(log, file))
+            }
         };
         self.transcripts.values().filter(|log| changed(log)).cloned().collect()
+    }
+
+    /// The tracked logs that are kept in a database.
+    fn logs_in_a_database(&self) -> Vec<PathBuf> {
+        let in_a_database =
+            |(log, tracked): &(&PathBuf, &Tracked)| tracked.kind.log().store().is_some_and(|s| s.keeps(log));
+        self.tracked
+            .iter()
+            .filter(in_a_database)
+            .map(|(log, _)| log.clone())
+            .collect()
     }
 
     /// What a changed path is to this watcher.
