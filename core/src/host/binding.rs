@@ -80,6 +80,30 @@ impl HookRecord {
         }
     }
 
+    /// Removes the records (hooks' and programs' reports) that an earlier
+    /// zellij session of the same name left in `folder`: those last written
+    /// before this session's server started, at `started`.
+    pub fn forget_earlier_sessions(folder: &Path, started: Millis) {
+        let Ok(entries) = fs::read_dir(folder) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let pane = name.strip_suffix(".report.json").or_else(|| name.strip_suffix(".json"));
+            if pane.is_none_or(|p| p.parse::<u32>().is_err()) {
+                continue;
+            }
+            let written = entry.metadata().ok().and_then(|m| m.modified().ok());
+            let written = written
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map(|d| d.as_millis() as Millis);
+            if written.is_some_and(|w| w < started) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+
     /// The pane's record, if a hook wrote a readable one.
     pub fn read(session: &str, pane: u32) -> Option<HookRecord> {
         let bytes = super::files::read_capped(&HookRecord::path(session, pane)?, 1 << 20).ok()?;
@@ -278,7 +302,7 @@ fn open_transcript(agent: &AgentProcess, folder: &Path) -> Option<PathBuf> {
 }
 
 /// When a process started, from /proc (ms since the epoch).
-fn process_start_ms(pid: u32) -> Option<u64> {
+pub fn process_start_ms(pid: u32) -> Option<u64> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let ticks: u64 = stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()?;
     let boot: u64 = fs::read_to_string("/proc/stat")
@@ -311,6 +335,27 @@ mod tests {
             path: PathBuf::from(path),
             modified,
         }
+    }
+
+    #[test]
+    fn records_of_an_earlier_session_of_the_same_name_are_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, at: u64| {
+            let file = fs::File::create(dir.path().join(name)).unwrap();
+            file.set_modified(UNIX_EPOCH + std::time::Duration::from_millis(at))
+                .unwrap();
+        };
+        write("3.json", 1_000);
+        write("3.report.json", 1_000);
+        write("4.json", 9_000);
+        write("watcher.lock", 1_000);
+        HookRecord::forget_earlier_sessions(dir.path(), 5_000);
+        let mut left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["4.json", "watcher.lock"]);
     }
 
     #[test]

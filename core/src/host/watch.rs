@@ -170,6 +170,11 @@ pub fn run(session: Option<String>) -> Result<i32> {
         return Ok(EXIT_ALREADY_RUNNING);
     };
     let parent = std::os::unix::process::parent_id();
+    // A session of this name that ran before left its panes' records here:
+    // a new agent in pane 3 must not inherit them.
+    if let Some(started) = binding::process_start_ms(parent) {
+        binding::HookRecord::forget_earlier_sessions(&state_folder, started.saturating_sub(2_000));
+    }
     let (tx, rx) = channel();
     let mut watcher = notify::recommended_watcher(move |event| {
         let _ = tx.send(event);
