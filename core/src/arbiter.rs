@@ -131,7 +131,7 @@ impl PaneArbiter {
         };
         if slot
             .as_ref()
-            .is_some_and(|old| marks_what_is_known(&old.verdict, &verdict))
+            .is_some_and(|old| marks_what_is_known(&old.verdict, &verdict) || is_stale_hook(&old.verdict, &verdict))
         {
             return None;
         }
@@ -335,6 +335,13 @@ fn marks_what_is_known(old: &Verdict, new: &Verdict) -> bool {
     old.key.is_some() && old.key == new.key && new.state == State::Working && new.candidate == Some(State::Done)
 }
 
+/// True when `new` is a hook's report of an event older than the one `old`
+/// reported: hook processes of events a few ms apart (OpenCode's last
+/// `session.status` busy and its `session.idle`) finish in either order.
+fn is_stale_hook(old: &Verdict, new: &Verdict) -> bool {
+    new.source == Source::Hook && old.source == Source::Hook && new.at < old.at
+}
+
 /// Same state, candidate and key: not a new observation.
 fn same_evidence(old: &Verdict, new: &Verdict) -> bool {
     old.state == new.state && old.candidate == new.candidate && old.key == new.key
@@ -491,6 +498,20 @@ mod tests {
         };
         a.observe(next_turn);
         assert_eq!(a.hook.as_ref().map(|h| h.verdict.state), Some(State::Working));
+    }
+
+    #[test]
+    fn a_hook_report_of_an_older_event_arriving_late_changes_nothing() {
+        // OpenCode fires `session.status` busy 5 ms before `session.idle`:
+        // their hook processes may finish in either order.
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Done, "answer", 100));
+        a.observe(v(State::Done, Source::Hook, 105));
+        a.observe(v(State::Working, Source::Hook, 100));
+        assert_eq!(a.hook.as_ref().map(|h| h.verdict.state), Some(State::Done));
+        assert_eq!(a.decide(200).state, State::Done);
+        a.observe(v(State::Working, Source::Hook, 300)); // the next turn
+        assert_eq!(a.decide(300).state, State::Working);
     }
 
     #[test]

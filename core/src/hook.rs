@@ -54,6 +54,19 @@ pub struct HookEvent {
     /// `SessionStart`: startup / resume / clear / compact.
     #[serde(default)]
     pub source: Option<String>,
+    /// When the agent fired the event (ms since the epoch), where it says
+    /// (OpenCode's plugin stamps it): events a few ms apart run as hook
+    /// processes that may finish in either order.
+    #[serde(default)]
+    pub event_at: Option<Millis>,
+}
+
+impl HookEvent {
+    /// The time of the event: when the agent fired it, if it said so and
+    /// that is within a minute of `now`, else `now` (the hook's run).
+    pub fn time(&self, now: Millis) -> Millis {
+        self.event_at.filter(|at| at.abs_diff(now) < 60_000).unwrap_or(now)
+    }
 }
 
 /// The mark of a turn's end that a pane's hook record of `event` (written
@@ -166,6 +179,17 @@ impl HookEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_events_own_time_orders_it_when_it_is_plausible() {
+        let event = |at: Option<Millis>| HookEvent {
+            event_at: at,
+            ..HookEvent::default()
+        };
+        assert_eq!(event(Some(99_000)).time(100_000), 99_000);
+        assert_eq!(event(None).time(100_000), 100_000);
+        assert_eq!(event(Some(1)).time(100_000), 100_000, "a clock far off is not believed");
+    }
 
     const STOP_2_1_332: &str = r#"{"session_id":"c103","transcript_path":"/t.jsonl","cwd":"/p","permission_mode":"bypassPermissions","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Done: slept 3s.","background_tasks":[],"session_crons":[]}"#;
 

@@ -2,7 +2,7 @@
 fake of the Chat Completions API (`fake_chat.py`), next to real Claude Code
 where a scenario needs it. It asks before `touch` (its `permission`
 config); turnstile's plugin hands its events to `turnstile hook`."""
-import os, sys, time, unittest
+import os, shlex, sys, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, opencode_argv, opencode_ready, prepare_home, prepare_opencode_home
@@ -10,7 +10,9 @@ from fake_api import FakeApi
 from fake_chat import FakeChat
 from agent_case import AgentCase, claude_ready, segment
 from harness import Zellij, wait_for
-from test_real_claude import is_confirmed_done
+from test_real_claude import is_confirmed_done, type_prompt
+
+SHELL = ["/bin/bash", "--norc", "--noprofile", "-i"]
 
 ESCAPE = "27"
 
@@ -122,8 +124,14 @@ class RealOpenCode(AgentCase, unittest.TestCase):
             self.assertFalse([s for s in samples if "done" in s], f"never done: {samples}")
 
     def test_two_opencode_panes_in_one_folder_keep_their_own_state(self):
-        panes = [("o1", opencode_argv()), ("o2", opencode_argv())]
+        """The second is typed into a shell once the first is up: two
+        OpenCodes started at the same instant on a database never created
+        may hang in OpenCode's own first migration (seen once in eight runs
+        under load)."""
+        panes = [("o1", opencode_argv()), ("o2", SHELL)]
         with self.zellij(panes) as z:
+            wait_for("o1 ready", lambda: opencode_ready(z.screen()), timeout=90)
+            type_prompt(z, "o2", " ".join(shlex.quote(a) for a in opencode_argv()))
             wait_for("both ready", lambda: z.screen().count("Ask anything") >= 2, timeout=90)
             wait_for("both in the bar", lambda: segment(z, "o1") and segment(z, "o2"), timeout=30)
             self.submit(z, "o1", "tool:12")

@@ -104,7 +104,8 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -
         .flatten(),
         _ => None,
     };
-    let mut verdict = hooks.hook_verdict(event, now, transcript.as_ref())?;
+    // The event's own time orders it among the pane's hook reports.
+    let mut verdict = hooks.hook_verdict(event, event.time(now), transcript.as_ref())?;
     verdict.log_seen = transcript.as_ref().and_then(|t| t.offset);
     let answer = event
         .last_assistant_message

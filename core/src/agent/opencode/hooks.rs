@@ -4,14 +4,19 @@
 //! events to `turnstile hook --agent opencode --event <type>` (a detached
 //! process fed on stdin: the agent never waits for it):
 //!
-//! - `chat.message` (0.3–2.2 s after Enter) and `session.status` busy or
-//!   retry: a turn runs;
+//! - `chat.message` (0.3–2.2 s after Enter): a turn runs (`session.status`
+//!   busy is not handed over: it also fires 1 ms after a turn's last
+//!   message, 5 ms before `session.idle`);
 //! - `permission.asked`: an approval waits (the database never says so);
 //!   `permission.replied`: the turn goes on;
 //! - `session.error`: `MessageAbortedError` interrupted, any other failed;
 //! - `session.idle`: the turn ended, on a done, an error and an Escape
 //!   alike (an Escape while a retry waits fires no `session.error`): judged
 //!   by the session's rows, read then.
+//!
+//! Each event carries its time (`event_at`): events a few ms apart run as
+//! hook processes that may finish in either order, and the pane keeps the
+//! newest event's report, not the last process's.
 //!
 //! A subagent (the `task` tool) runs in a session of its own, whose turns
 //! are not the pane's: the plugin drops its events (its `session.created`
@@ -28,7 +33,6 @@ use std::path::{Path, PathBuf};
 /// The events the plugin hands over.
 pub const EVENTS: &[&str] = &[
     "chat.message",
-    "session.status",
     "permission.asked",
     "permission.replied",
     "session.error",
@@ -50,13 +54,6 @@ impl AgentHooks for OpenCode {
         let error = event.message.as_deref().unwrap_or("");
         let (state, reason) = match name {
             "chat.message" => (State::Working, "chat.message: a turn started".to_owned()),
-            "session.status" => (
-                State::Working,
-                format!(
-                    "session.status {}",
-                    event.notification_type.as_deref().unwrap_or("busy")
-                ),
-            ),
             "permission.asked" => (State::Waiting, "permission.asked: an approval waits".to_owned()),
             "permission.replied" => (State::Working, "permission.replied: the turn goes on".to_owned()),
             "session.error" if error.starts_with("MessageAbortedError") => (
@@ -127,7 +124,7 @@ function hand(name, payload) {{
     }});
     child.on("error", () => {{}});
     child.stdin.on("error", () => {{}});
-    child.stdin.end(JSON.stringify({{ hook_event_name: name, ...payload }}));
+    child.stdin.end(JSON.stringify({{ hook_event_name: name, event_at: Date.now(), ...payload }}));
     child.unref();
   }} catch {{}}
 }}
@@ -139,10 +136,8 @@ export const Turnstile = async ({{ directory }}) => ({{
       CHILDREN.add(p.info.id);
     }}
     if (!EVENTS.has(event.type) || CHILDREN.has(p.sessionID)) return;
-    const status = p.status && p.status.type;
-    if (event.type === "session.status" && status !== "busy" && status !== "retry") return;
     const error = p.error ? [p.error.name, p.error.data && p.error.data.message].filter(Boolean).join(": ") : undefined;
-    hand(event.type, {{ session_id: p.sessionID, cwd: directory, notification_type: status, message: error }});
+    hand(event.type, {{ session_id: p.sessionID, cwd: directory, message: error }});
   }},
   "chat.message": async (input) => {{
     if (input && CHILDREN.has(input.sessionID)) return;
@@ -192,6 +187,8 @@ mod tests {
     fn the_plugin_names_its_command_and_imports_no_package() {
         let source = plugin_source("'/opt/my tools/turnstile' hook --agent opencode");
         assert!(source.starts_with(PLUGIN_MARK));
+        assert!(source.contains("event_at: Date.now()"), "each event carries its time");
+        assert!(!source.contains("\"session.status\""), "busy fires 5 ms before idle: not handed over");
         assert!(source.contains(r#"const COMMAND = "'/opt/my tools/turnstile' hook --agent opencode";"#));
         let imports: Vec<&str> = source.lines().filter(|l| l.starts_with("import")).collect();
         assert_eq!(imports, [r#"import { spawn } from "node:child_process";"#]);
