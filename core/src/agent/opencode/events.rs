@@ -343,12 +343,13 @@ mod tests {
         assert!(v.session_id.as_deref().is_some_and(|s| s.starts_with("ses_")));
     }
 
+    /// A `message.updated` row of session `ses_1` at `seq`, as the store renders it.
+    fn row(seq: u64, info: &str) -> String {
+        format!(r#"{{"aggregate_id":"ses_1","seq":{seq},"type":"message.updated.1","data":{{"info":{info}}}}}"#) + "\n"
+    }
+
     #[test]
     fn a_tool_rounds_preamble_is_never_a_candidate_and_a_summary_starts_no_turn() {
-        let row = |seq: u64, info: &str| {
-            format!(r#"{{"aggregate_id":"ses_1","seq":{seq},"type":"message.updated.1","data":{{"info":{info}}}}}"#)
-                + "\n"
-        };
         let mut c = EventsClassifier::default();
         c.feed(row(0, r#"{"id":"u1","role":"user"}"#).as_bytes());
         c.feed(
@@ -374,10 +375,6 @@ mod tests {
 
     #[test]
     fn an_earlier_turns_late_rows_never_end_the_current_one() {
-        let row = |seq: u64, info: &str| {
-            format!(r#"{{"aggregate_id":"ses_1","seq":{seq},"type":"message.updated.1","data":{{"info":{info}}}}}"#)
-                + "\n"
-        };
         let mut c = EventsClassifier::default();
         c.feed(row(0, r#"{"id":"u1","role":"user"}"#).as_bytes());
         c.feed(row(1, r#"{"id":"a1","role":"assistant","parentID":"u1"}"#).as_bytes());

@@ -188,7 +188,10 @@ mod tests {
         let source = plugin_source("'/opt/my tools/turnstile' hook --agent opencode");
         assert!(source.starts_with(PLUGIN_MARK));
         assert!(source.contains("event_at: Date.now()"), "each event carries its time");
-        assert!(!source.contains("\"session.status\""), "busy fires 5 ms before idle: not handed over");
+        assert!(
+            !source.contains("\"session.status\""),
+            "busy fires 5 ms before idle: not handed over"
+        );
         assert!(source.contains(r#"const COMMAND = "'/opt/my tools/turnstile' hook --agent opencode";"#));
         let imports: Vec<&str> = source.lines().filter(|l| l.starts_with("import")).collect();
         assert_eq!(imports, [r#"import { spawn } from "node:child_process";"#]);
