@@ -161,6 +161,23 @@ mod tests {
     }
 }
 
+/// A complete line parsed as `T`, when it is not blank and `may_matter` (a
+/// cheap filter on its bytes, before any parsing) lets it through; a line
+/// that may matter but does not parse is counted in `invalid`.
+pub fn parse_line<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    may_matter: fn(&[u8]) -> bool,
+    invalid: &mut u64,
+) -> Option<T> {
+    let trimmed = bytes.trim_ascii();
+    if trimmed.is_empty() || !may_matter(trimmed) {
+        return None;
+    }
+    let parsed = serde_json::from_slice(trimmed).ok();
+    *invalid += u64::from(parsed.is_none());
+    parsed
+}
+
 /// What one kind's classifier of an append-only JSONL log decides, line by
 /// line: the rules [`LineClassifier`] feeds complete lines to.
 pub trait LineRules: std::fmt::Debug + Default + Clone + Send + 'static {

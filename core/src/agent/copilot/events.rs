@@ -15,7 +15,7 @@
 //! cold path reads a bounded tail; both paths agree on every prefix of a
 //! log smaller than that tail.
 
-use crate::transcript::lines::{LineClassifier, LineRules};
+use crate::transcript::lines::{parse_line, LineClassifier, LineRules};
 use crate::transcript::{TranscriptVerdict, Turn};
 use crate::verdict::State;
 use serde::Deserialize;
@@ -128,12 +128,7 @@ impl LineRules for EventRules {
     }
 
     fn apply(&mut self, bytes: &[u8], end: u64) {
-        let trimmed = bytes.trim_ascii();
-        if trimmed.is_empty() || !may_matter(trimmed) {
-            return;
-        }
-        let Ok(line) = serde_json::from_slice::<Line>(trimmed) else {
-            self.turn.invalid_lines += 1;
+        let Some(line) = parse_line::<Line>(bytes, may_matter, &mut self.turn.invalid_lines) else {
             return;
         };
         let turn = &mut self.turn;

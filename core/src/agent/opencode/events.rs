@@ -17,7 +17,7 @@
 //! is written only when its part ends. Positions are `seq + 1`, so the cold
 //! and the incremental paths name the same rows alike.
 
-use crate::transcript::lines::{LineClassifier, LineRules};
+use crate::transcript::lines::{parse_line, LineClassifier, LineRules};
 use crate::transcript::{TranscriptVerdict, Turn};
 use crate::verdict::State;
 use serde::Deserialize;
@@ -181,12 +181,7 @@ impl LineRules for RowRules {
 impl RowRules {
     /// Applies one rendered row (its position is its `seq`, not its bytes).
     fn apply_row(&mut self, bytes: &[u8]) {
-        let trimmed = bytes.trim_ascii();
-        if trimmed.is_empty() || !may_matter(trimmed) {
-            return;
-        }
-        let Ok(row) = serde_json::from_slice::<Row>(trimmed) else {
-            self.turn.invalid_lines += 1;
+        let Some(row) = parse_line::<Row>(bytes, may_matter, &mut self.turn.invalid_lines) else {
             return;
         };
         if self.turn.session_id.is_none() {
