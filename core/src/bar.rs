@@ -57,11 +57,11 @@ impl Default for Palette {
 
 /// One agent pane as the bar shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Segment {
+pub struct Segment<'a> {
     /// Terminal pane id.
     pub pane: u32,
     /// Pane title.
-    pub name: String,
+    pub name: &'a str,
     /// Fused state.
     pub state: State,
     /// Backed by the transcript or a hook (vs. a screen guess).
@@ -74,7 +74,7 @@ pub struct Segment {
     pub kind: AgentKind,
 }
 
-impl Segment {
+impl Segment<'_> {
     /// Where it stands for attention.
     pub fn standing(&self) -> attention::Standing {
         attention::Standing {
@@ -189,7 +189,7 @@ fn fits(
         if width > cols {
             return false;
         }
-        width += label(s, now, detail, tags).chars().count() + if s.unseen { 2 } else { 0 };
+        width += label_width(s, now, detail, tags) + if s.unseen { 2 } else { 0 };
     }
     width <= cols
 }
@@ -216,11 +216,17 @@ fn icon(state: State, confirmed: bool) -> &'static str {
     }
 }
 
-fn label(seg: &Segment, now: Millis, detail: Detail, tags: bool) -> String {
-    let mut text = format!("{} {}", icon(seg.state, seg.confirmed), seg.pane);
+/// Writes a segment's text (`⠿ 2 api cc working 41s`) into `text`.
+///
+/// The bar is drawn inside zellij's interpreter for every change of every
+/// row: labels are written in place, numbers without `format!`.
+fn write_label(text: &mut String, seg: &Segment, now: Millis, detail: Detail, tags: bool) {
+    text.push_str(icon(seg.state, seg.confirmed));
+    text.push(' ');
+    push_number(text, u64::from(seg.pane));
     if detail == Detail::Full && !seg.name.is_empty() {
         text.push(' ');
-        text.push_str(&seg.name);
+        text.push_str(seg.name);
     }
     if tags && detail < Detail::Minimal {
         text.push(' ');
@@ -229,22 +235,92 @@ fn label(seg: &Segment, now: Millis, detail: Detail, tags: bool) -> String {
     if detail < Detail::Minimal {
         text.push(' ');
         text.push_str(seg.state.as_str());
-        if matches!(seg.state, State::Working | State::Waiting) {
+        if shows_duration(seg.state) {
             text.push(' ');
-            text.push_str(&elapsed(now.saturating_sub(seg.since)));
+            write_elapsed(text, now.saturating_sub(seg.since));
         }
     }
-    text
+}
+
+/// The columns [`write_label`] takes, counted without writing it.
+fn label_width(seg: &Segment, now: Millis, detail: Detail, tags: bool) -> usize {
+    let mut width = icon(seg.state, seg.confirmed).chars().count() + 1 + digits(u64::from(seg.pane));
+    if detail == Detail::Full && !seg.name.is_empty() {
+        width += 1 + seg.name.chars().count();
+    }
+    if tags && detail < Detail::Minimal {
+        width += 1 + seg.kind.tag().chars().count();
+    }
+    if detail < Detail::Minimal {
+        width += 1 + seg.state.as_str().len();
+        if shows_duration(seg.state) {
+            width += 1 + elapsed_width(now.saturating_sub(seg.since));
+        }
+    }
+    width
+}
+
+/// States whose segment says for how long.
+fn shows_duration(state: State) -> bool {
+    matches!(state, State::Working | State::Waiting)
 }
 
 /// `41s`, `3m05s`, `2h04m`.
 pub fn elapsed(ms: Millis) -> String {
+    let mut text = String::new();
+    write_elapsed(&mut text, ms);
+    text
+}
+
+fn write_elapsed(text: &mut String, ms: Millis) {
+    let s = ms / 1000;
+    let (high, low, units) = match s {
+        0..=59 => {
+            push_number(text, s);
+            text.push('s');
+            return;
+        }
+        60..=3599 => (s / 60, s % 60, ['m', 's']),
+        _ => (s / 3600, (s % 3600) / 60, ['h', 'm']),
+    };
+    push_number(text, high);
+    text.push(units[0]);
+    if low < 10 {
+        text.push('0');
+    }
+    push_number(text, low);
+    text.push(units[1]);
+}
+
+/// The columns of [`elapsed`]'s text.
+fn elapsed_width(ms: Millis) -> usize {
     let s = ms / 1000;
     match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+        0..=59 => digits(s) + 1,
+        60..=3599 => digits(s / 60) + 4,
+        _ => digits(s / 3600) + 4,
     }
+}
+
+/// Appends `n` in decimal.
+fn push_number(text: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    text.extend(buf[at..].iter().map(|&b| b as char));
+}
+
+/// How many decimal digits `n` has.
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// Writes coloured text while counting columns, never past `cols`.
@@ -256,34 +332,70 @@ struct Painter<'p> {
     hits: Vec<(usize, usize, Hit)>,
     /// Segments name their agent's kind.
     tags: bool,
+    /// The escape sequences of the colours used so far: formatted once.
+    sgr: Vec<(Color, bool, String)>,
+    /// A segment's text, written here before it is painted.
+    label: String,
 }
 
 impl<'p> Painter<'p> {
     fn new(cols: usize, palette: &'p Palette) -> Self {
-        let mut line = String::new();
-        line.push_str(&sgr_bg(palette.background));
-        Painter {
-            line,
+        let mut painter = Painter {
+            line: String::with_capacity(cols * 3 + 64),
             width: 0,
             cols,
             palette,
             hits: Vec::new(),
             tags: false,
+            sgr: Vec::with_capacity(8),
+            label: String::new(),
+        };
+        painter.background(palette.background);
+        painter
+    }
+
+    /// Switches the foreground colour.
+    fn foreground(&mut self, color: Color) {
+        self.colour(color, false);
+    }
+
+    /// Switches the background colour.
+    fn background(&mut self, color: Color) {
+        self.colour(color, true);
+    }
+
+    fn colour(&mut self, color: Color, background: bool) {
+        let known = self.sgr.iter().find(|(c, bg, _)| *c == color && *bg == background);
+        match known {
+            Some((_, _, sgr)) => self.line.push_str(sgr),
+            None => {
+                let sgr = if background { sgr_bg(color) } else { sgr_fg(color) };
+                self.line.push_str(&sgr);
+                self.sgr.push((color, background, sgr));
+            }
         }
     }
 
     fn segment(&mut self, seg: &Segment, now: Millis, detail: Detail) {
         let color = state_color(seg.state, self.palette);
+        let mut label = std::mem::take(&mut self.label);
+        label.clear();
         if seg.unseen {
             // Unseen: the state colour becomes the background, bold.
-            self.line
-                .push_str(&format!("\x1b[1m{}{}", sgr_bg(color), sgr_fg(self.palette.background)));
-            self.raw(&format!(" {} ", label(seg, now, detail, self.tags)));
-            self.line
-                .push_str(&format!("\x1b[22m{}", sgr_bg(self.palette.background)));
+            label.push(' ');
+            write_label(&mut label, seg, now, detail, self.tags);
+            label.push(' ');
+            self.line.push_str("\x1b[1m");
+            self.background(color);
+            self.foreground(self.palette.background);
+            self.raw(&label);
+            self.line.push_str("\x1b[22m");
+            self.background(self.palette.background);
         } else {
-            self.text(&label(seg, now, detail, self.tags), color);
+            write_label(&mut label, seg, now, detail, self.tags);
+            self.text(&label, color);
         }
+        self.label = label;
     }
 
     /// The "needs you" counter: bold, on the waiting colour, clickable.
@@ -303,7 +415,7 @@ impl<'p> Painter<'p> {
     }
 
     fn text(&mut self, text: &str, color: Color) {
-        self.line.push_str(&sgr_fg(color));
+        self.foreground(color);
         self.raw(text);
     }
 
@@ -367,10 +479,10 @@ mod tests {
     use super::*;
     use crate::ansi;
 
-    fn seg(pane: u32, name: &str, state: State, confirmed: bool, since: Millis, unseen: bool) -> Segment {
+    fn seg(pane: u32, name: &str, state: State, confirmed: bool, since: Millis, unseen: bool) -> Segment<'_> {
         Segment {
             pane,
-            name: name.into(),
+            name,
             state,
             confirmed,
             since,
@@ -379,7 +491,7 @@ mod tests {
         }
     }
 
-    fn sample() -> Vec<Segment> {
+    fn sample() -> Vec<Segment<'static>> {
         vec![
             seg(2, "api", State::Working, false, 0, false),
             seg(3, "docs", State::Done, true, 0, true),
@@ -473,5 +585,30 @@ mod tests {
         assert_eq!(elapsed(41_000), "41s");
         assert_eq!(elapsed(185_000), "3m05s");
         assert_eq!(elapsed(7_440_000), "2h04m");
+        assert_eq!(elapsed(3_600_000 * 100 + 60_000), "100h01m");
+    }
+
+    proptest::proptest! {
+        /// The width the fitting counts is the width the label takes.
+        #[test]
+        fn label_widths_are_counted_right(
+            pane in proptest::prelude::any::<u32>(),
+            name in ".{0,12}",
+            state in 0usize..8,
+            since in 0u64..u64::MAX / 2,
+            now in 0u64..u64::MAX / 2,
+            tags in proptest::prelude::any::<bool>(),
+        ) {
+            let states = [State::Working, State::Done, State::Failed, State::Interrupted,
+                State::Waiting, State::Idle, State::Unknown, State::Done];
+            let seg = seg(pane, &name, states[state], state == 7, since, false);
+            for detail in [Detail::Full, Detail::NoName, Detail::Minimal] {
+                let mut text = String::new();
+                write_label(&mut text, &seg, now, detail, tags);
+                proptest::prop_assert_eq!(text.chars().count(), label_width(&seg, now, detail, tags));
+            }
+            let ms = now.saturating_sub(since);
+            proptest::prop_assert_eq!(elapsed(ms).chars().count(), elapsed_width(ms));
+        }
     }
 }

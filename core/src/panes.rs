@@ -262,15 +262,39 @@ impl PaneTable {
 
     /// Re-fuses every agent pane at `now` (settles pending turn ends).
     pub fn tick(&mut self, now: Millis) -> Vec<(u32, Edge)> {
+        let ids: Vec<u32> = self.panes.keys().copied().collect();
+        self.tick_panes(&ids, now)
+    }
+
+    /// [`PaneTable::tick`] for these panes only (the ones a batch of
+    /// reports touched: the others wait for the next tick).
+    pub fn tick_panes(&mut self, ids: &[u32], now: Millis) -> Vec<(u32, Edge)> {
         let mut edges = Vec::new();
-        let watch = &self.watch;
-        for (id, pane) in self.panes.iter_mut().filter(|(_, p)| Self::shows(watch, p)) {
+        for id in ids {
+            let Some(pane) = self.panes.get_mut(id).filter(|p| Self::shows(&self.watch, p)) else {
+                continue;
+            };
             let edge = pane.arbiter.refuse(now);
             if let Some(edge) = pane.apply(edge) {
                 edges.push((*id, edge));
             }
         }
         edges
+    }
+
+    /// True when pane `id` is an agent pane the bar shows.
+    pub fn is_agent(&self, id: u32) -> bool {
+        self.panes.get(&id).is_some_and(|p| Self::shows(&self.watch, p))
+    }
+
+    /// True when some agent pane matches.
+    pub fn any_agent(&self, mut matches: impl FnMut(&Pane) -> bool) -> bool {
+        self.panes.values().any(|p| Self::shows(&self.watch, p) && matches(p))
+    }
+
+    /// True when the table shows no agent pane.
+    pub fn no_agents(&self) -> bool {
+        !self.any_agent(|_| true)
     }
 
     /// Agent panes in display order (tab, then id).
@@ -299,6 +323,16 @@ impl PaneTable {
 
     /// The `state` pipe's answer.
     pub fn summaries(&self) -> Vec<PaneSummary> {
+        self.rows(true)
+    }
+
+    /// The rows the other copies of the bar draw: summaries without their
+    /// source and reason (copies draw neither).
+    pub fn drawn_rows(&self) -> Vec<PaneSummary> {
+        self.rows(false)
+    }
+
+    fn rows(&self, why: bool) -> Vec<PaneSummary> {
         self.agents()
             .into_iter()
             .map(|p| {
@@ -307,11 +341,11 @@ impl PaneTable {
                     pane: p.meta.id,
                     name: p.meta.title.clone(),
                     state: fused.state,
-                    source: fused.source,
+                    source: fused.source.filter(|_| why),
                     confirmed: fused.confirmed,
                     since: fused.since,
                     unseen: p.unseen,
-                    reason: fused.reason.clone(),
+                    reason: if why { fused.reason.clone() } else { String::new() },
                     kind: p.kind,
                 }
             })

@@ -170,12 +170,16 @@ impl Controller {
         let Ok(message) = serde_json::from_str::<SyncRows>(payload) else {
             return;
         };
-        let rows = match message.base {
-            None => Some(message.rows),
-            Some(base) if base == self.synced_seq => with_changes(&self.synced, message.rows),
+        let changed = match message.base {
+            None => {
+                let changed = message.rows != self.synced;
+                self.synced = message.rows;
+                Some(changed)
+            }
+            Some(base) if base == self.synced_seq => put_changes(&mut self.synced, message.rows),
             Some(_) => None,
         };
-        let Some(rows) = rows else {
+        let Some(changed) = changed else {
             // Out of step (a message lost, or this copy just loaded): the
             // sender (this copy may not know yet that it leads) sends all.
             self.synced_seq = 0;
@@ -184,8 +188,7 @@ impl Controller {
             }
             return;
         };
-        self.redraw_again |= rows != self.synced;
-        self.synced = rows;
+        self.redraw_again |= changed;
         self.synced_seq = message.seq;
     }
 
@@ -199,12 +202,33 @@ impl Controller {
         self.sync_stale_followers();
     }
 
-    pub(super) fn sync_stale_followers(&mut self) {
-        if !self.role.is_leader() {
+    /// [`Controller::broadcast`] when the rows changed since they were
+    /// last sent (the rows are built once, and nothing is sent for a batch
+    /// of reports that changed nothing the copies draw).
+    pub(super) fn broadcast_changes(&mut self) {
+        if !self.role.is_leader() || self.role.followers().is_empty() {
             return;
         }
-        let summaries = self.table.summaries();
-        let panes = pane_set_key(&summaries);
+        let rows = self.table.drawn_rows();
+        if rows == self.rows_sent {
+            return;
+        }
+        self.stale_followers = self.role.followers().iter().map(|f| f.id).collect();
+        self.send_rows(rows);
+    }
+
+    pub(super) fn sync_stale_followers(&mut self) {
+        if !self.role.is_leader() || self.stale_followers.is_empty() {
+            return;
+        }
+        let rows = self.table.drawn_rows();
+        self.send_rows(rows);
+    }
+
+    /// Sends `rows` to the stale copies that need them now: a change to
+    /// those that hold the last rows sent, all of them to the others.
+    fn send_rows(&mut self, rows: Vec<PaneSummary>) {
+        let panes = pane_set_key(&rows);
         let due: Vec<u32> = self
             .role
             .followers()
@@ -219,15 +243,6 @@ impl Controller {
         if due.is_empty() {
             return;
         }
-        // Followers draw no reasons: they are not sent.
-        let rows: Vec<PaneSummary> = summaries
-            .into_iter()
-            .map(|r| PaneSummary {
-                reason: String::new(),
-                source: None,
-                ..r
-            })
-            .collect();
         let base = self.synced_seq;
         self.synced_seq += 1;
         let seq = self.synced_seq;
@@ -283,15 +298,19 @@ fn changed_rows(before: &[PaneSummary], now: &[PaneSummary]) -> Option<Vec<PaneS
     })
 }
 
-/// `rows` with each changed row put in place (`None`: a change names a pane
-/// the rows lack).
-fn with_changes(rows: &[PaneSummary], changes: Vec<PaneSummary>) -> Option<Vec<PaneSummary>> {
-    let mut rows = rows.to_vec();
-    for change in changes {
-        let slot = rows.iter_mut().find(|r| r.pane == change.pane)?;
-        *slot = change;
+/// Puts each changed row in place in `rows`; true when one differed
+/// (`None`, and `rows` untouched: a change names a pane the rows lack).
+fn put_changes(rows: &mut [PaneSummary], changes: Vec<PaneSummary>) -> Option<bool> {
+    let slots: Vec<usize> = changes
+        .iter()
+        .map(|change| rows.iter().position(|r| r.pane == change.pane))
+        .collect::<Option<_>>()?;
+    let mut changed = false;
+    for (slot, change) in slots.into_iter().zip(changes) {
+        changed |= rows[slot] != change;
+        rows[slot] = change;
     }
-    Some(rows)
+    Some(changed)
 }
 
 /// A key of the set of agent panes (ids and names) the rows show: FNV-1a

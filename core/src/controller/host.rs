@@ -216,10 +216,13 @@ impl Controller {
     /// Observes reports (host run, hook, watcher): the leader routes their
     /// edges and hands the rows on. A pane's first report after taking the
     /// lead from another copy only sets what was already seen.
+    ///
+    /// Only the panes the reports name are looked at again (their turn
+    /// ends settled, their screen guesses confirmed): the others wait for
+    /// the next tick, so a batch costs what it touches, not the table.
     pub(super) fn apply_reports(&mut self, reports: Vec<PaneReport>, now: Millis, screens: &mut dyn Screens) {
-        let leader = self.role.is_leader();
-        let before = leader.then(|| self.table.summaries());
         let mut edges = Vec::new();
+        let mut touched = Vec::with_capacity(reports.len());
         for report in reports {
             let id = report.pane;
             self.delivery.on_report(&report);
@@ -227,17 +230,16 @@ impl Controller {
             if !self.baseline.remove(&id) {
                 edges.extend(edge.map(|e| (id, e)));
             }
+            touched.push(id);
         }
-        edges.extend(self.table.tick(now));
+        edges.extend(self.table.tick_panes(&touched, now));
         self.after_edges(edges, now, screens);
-        if !leader {
+        if !self.role.is_leader() {
             return;
         }
-        self.confirm_candidates(now, screens);
+        self.confirm_candidates_of(&touched, now, screens);
         self.sync_subscriptions(now);
-        if before.is_some_and(|before| self.table.summaries() != before) {
-            self.broadcast();
-        }
+        self.broadcast_changes();
     }
 }
 

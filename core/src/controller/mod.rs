@@ -46,6 +46,7 @@ pub use io::{Effect, Event, PaneEntry, PipeFrom, Screens, Subscription, TabView}
 use leader::Role;
 use notify::Notifier;
 use pacing::{HostRuns, Pulls, Storm, Timers, WatcherRun};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// How often the leader wakes up (ms); the intervals in the config are multiples.
@@ -143,6 +144,9 @@ pub struct Controller {
     drawn: Option<Rendered>,
     /// The row a redraw was asked for with, and when it was drawn.
     next_draw: Option<(Millis, Rendered)>,
+    /// A redraw was asked for and zellij has not drawn since (it draws no
+    /// copy in a hidden tab): the bar is drawn when it does, not before.
+    render_pending: bool,
     /// A follower draws once more on its next tick (zellij can drop the
     /// render of a copy whose tab is just being shown).
     redraw_again: bool,
@@ -217,6 +221,7 @@ impl Controller {
             panes: Vec::new(),
             drawn: None,
             next_draw: None,
+            render_pending: false,
             redraw_again: false,
             synced_panes: Vec::new(),
             stale_followers: BTreeSet::new(),
@@ -302,6 +307,7 @@ impl Controller {
         let rendered = ahead.map_or_else(|| self.draw(now), |(_, rendered)| rendered);
         let line = rendered.line.clone();
         self.drawn = Some(rendered);
+        self.render_pending = false;
         line
     }
 
@@ -392,12 +398,20 @@ impl Controller {
         if self.in_a_hidden_tab() {
             return; // drawn again when its tab is viewed (see `set_viewed`)
         }
+        if self.render_pending {
+            // zellij has not drawn the last one (a copy in a hidden tab, of
+            // which it is told nothing): asked again, drawn when zellij does.
+            self.next_draw = None;
+            self.out.push(Effect::Redraw);
+            return;
+        }
         let rendered = self.draw(now);
         if self.drawn.as_ref().is_some_and(|r| r.line == rendered.line) {
             return;
         }
         // zellij asks for it next: drawn once, not twice.
         self.next_draw = Some((now, rendered));
+        self.render_pending = true;
         self.out.push(Effect::Redraw);
     }
 
@@ -418,29 +432,19 @@ impl Controller {
 
     /// The bar as it would be drawn now.
     fn draw(&self, now: Millis) -> Rendered {
-        let segments = self.segments();
+        let rows = self.rows();
+        let segments = segments(&rows);
         let palette = self.config.palette.or(self.theme).unwrap_or_default();
         let message = self.message_text(now);
         bar::render(&segments, now, self.cols, &palette, message.as_deref())
     }
 
-    fn segments(&self) -> Vec<Segment> {
-        let rows = if self.role.is_leader() {
-            self.table.summaries()
-        } else {
-            self.synced.clone()
-        };
-        rows.into_iter()
-            .map(|r| Segment {
-                pane: r.pane,
-                name: r.name,
-                state: r.state,
-                confirmed: r.confirmed,
-                since: r.since,
-                unseen: r.unseen,
-                kind: r.kind,
-            })
-            .collect()
+    /// The rows this copy draws: the leader's own, a follower's as sent.
+    fn rows(&self) -> Cow<'_, [PaneSummary]> {
+        match self.role.is_leader() {
+            true => Cow::Owned(self.table.drawn_rows()),
+            false => Cow::Borrowed(&self.synced),
+        }
     }
 
     fn message_text(&self, now: Millis) -> Option<String> {
@@ -460,6 +464,21 @@ impl Controller {
     fn say(&mut self, text: String, now: Millis) {
         self.message = Some((text, now));
     }
+}
+
+/// The bar's segments of these rows.
+fn segments(rows: &[PaneSummary]) -> Vec<Segment<'_>> {
+    rows.iter()
+        .map(|r| Segment {
+            pane: r.pane,
+            name: &r.name,
+            state: r.state,
+            confirmed: r.confirmed,
+            since: r.since,
+            unseen: r.unseen,
+            kind: r.kind,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -176,7 +176,7 @@ pub const PULL_RETRY_MS: Millis = 1_000;
 /// While news flow, the leader looks in the mailbox itself this often.
 pub const LOOK_MS: Millis = 25;
 /// After this many looks in a row with nothing new, a pull waits instead.
-pub const QUIET_LOOKS: u32 = 3;
+pub const QUIET_LOOKS: u32 = 12;
 
 /// How the leader takes the watcher's news, one reader at a time. A
 /// `turnstile pull` waits for news for free but costs a process per

@@ -57,7 +57,8 @@ impl Controller {
         if !self.role.is_leader() {
             return;
         }
-        let segments = self.segments();
+        let rows = self.rows().into_owned();
+        let segments = segments(&rows);
         let queue = attention::queue(segments.iter().map(Segment::standing));
         let Some(pane) = self.cycle.next(&queue, now) else {
             self.say("nothing needs you".into(), now);

@@ -163,8 +163,7 @@ impl Controller {
     /// the running watcher: no screen then adds anything, and zellij need
     /// not copy any viewport to us.
     pub(super) fn screens_needed(&self) -> bool {
-        let agents = self.table.agents();
-        agents.is_empty() || agents.iter().any(|p| !self.covered(p.meta.id))
+        self.table.no_agents() || self.table.any_agent(|p| !self.covered(p.meta.id))
     }
 
     pub(super) fn agent_ids(&self) -> Vec<u32> {
@@ -214,11 +213,11 @@ impl Controller {
 
     /// Old releases end a turn with an answer that looks like a preamble: a
     /// fresh look at the (unscrolled) screen of such a pane can confirm it.
-    pub(super) fn confirm_candidates(&mut self, now: Millis, screens: &mut dyn Screens) {
-        let panes: Vec<u32> = self
-            .agent_ids()
-            .into_iter()
-            .filter(|id| self.table.has_candidate(*id))
+    pub(super) fn confirm_candidates_of(&mut self, ids: &[u32], now: Millis, screens: &mut dyn Screens) {
+        let panes: Vec<u32> = ids
+            .iter()
+            .copied()
+            .filter(|id| self.table.is_agent(*id) && self.table.has_candidate(*id))
             .filter(|id| !screens.scrolled_back(*id))
             .collect();
         self.read_viewports(panes, now, screens);

@@ -554,3 +554,58 @@ fn a_pull_waits_while_all_is_quiet_and_the_leader_looks_itself_while_news_flow()
     assert_eq!(fallback.len(), 1);
     assert!(fallback[0].0.contains(&"60".to_string()), "{:?}", fallback[0].0);
 }
+
+#[test]
+fn a_copy_zellij_has_not_drawn_asks_again_and_draws_only_when_drawn() {
+    let mut rig = Rig::leader(&[]);
+    let unseen = |rig: &mut Rig, state: State| {
+        let payload = serde_json::to_string(&[report(1, state, Source::Transcript, rig.now, None)]).unwrap();
+        rig.c
+            .handle(pipe(PIPE_PUSH, PipeFrom::Other, &payload), rig.now, &mut rig.screens)
+    };
+    assert!(unseen(&mut rig, State::Working).contains(&Effect::Redraw));
+    assert!(rig.c.next_draw.is_some(), "drawn ahead for zellij's render");
+    // zellij did not draw it (a copy in a tab nobody views): no bar is
+    // drawn for the next change, zellij is asked again.
+    assert!(unseen(&mut rig, State::Waiting).contains(&Effect::Redraw));
+    assert!(rig.c.next_draw.is_none());
+    let line = crate::ansi::strip(&rig.c.render(120, rig.now));
+    assert!(line.contains("? 1"), "{line}");
+    // Drawn: the next change is drawn ahead again.
+    assert!(unseen(&mut rig, State::Working).contains(&Effect::Redraw));
+    assert!(rig.c.next_draw.is_some());
+}
+
+#[test]
+fn reports_that_change_nothing_a_copy_draws_send_it_nothing() {
+    let mut rig = Rig::leader(&[]);
+    rig.send(Event::Tabs(vec![
+        TabView {
+            position: 0,
+            viewed: true,
+        },
+        TabView {
+            position: 1,
+            viewed: true,
+        },
+    ]));
+    let syncs = |effects: &[Effect]| {
+        effects
+            .iter()
+            .filter(|e| matches!(e, Effect::SendToCopy { copy: 5, name, .. } if *name == PIPE_SYNC))
+            .count()
+    };
+    assert_eq!(
+        syncs(&rig.push(&[report(1, State::Working, Source::Transcript, T0, None)])),
+        1
+    );
+    // The same state for another reason (the turn's next line): copies draw
+    // no reasons, so nothing travels.
+    let mut next_line = report(1, State::Working, Source::Transcript, T0, None);
+    next_line.verdicts[0].reason = "tool_use Bash".into();
+    assert_eq!(syncs(&rig.push(&[next_line])), 0);
+    assert_eq!(
+        syncs(&rig.push(&[report(1, State::Done, Source::Transcript, T0, Some("ok"))])),
+        1
+    );
+}

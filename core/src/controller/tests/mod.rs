@@ -106,8 +106,14 @@ impl Rig {
         rig
     }
 
+    /// Hands the copy an event; like zellij for a copy in a viewed tab,
+    /// draws it when it asks.
     fn send(&mut self, event: Event) -> Vec<Effect> {
-        self.c.handle(event, self.now, &mut self.screens)
+        let effects = self.c.handle(event, self.now, &mut self.screens);
+        if effects.contains(&Effect::Redraw) {
+            self.c.render(120, self.now);
+        }
+        effects
     }
 
     /// Advances the clock to `at` and fires a timer.
