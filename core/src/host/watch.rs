@@ -104,14 +104,6 @@ impl Tracked {
         self.classifier.feed(&appended);
         true
     }
-
-    /// True when a change of `file` may have appended to the log at `path`.
-    fn changed_by(&self, path: &Path, file: &Path) -> bool {
-        match self.kind.log().store() {
-            Some(store) => store.changed_by(path, file),
-            None => path == file,
-        }
-    }
 }
 
 /// What the watcher knows about the session.
@@ -123,7 +115,7 @@ struct Session {
     /// Each agent's session status file, to its pane.
     status_files: HashMap<PathBuf, u32>,
     transcripts: BTreeMap<u32, PathBuf>,
-    tracked: BTreeMap<PathBuf, Tracked>,
+    tracked: HashMap<PathBuf, Tracked>,
     pushed: BTreeMap<u32, PaneReport>,
     watched: BTreeSet<PathBuf>,
     mailbox: Mailbox,
@@ -147,8 +139,9 @@ struct Changes {
 
 /// What a changed file is to the watcher.
 enum PathRole {
-    /// A bound transcript.
-    Transcript,
+    /// A bound transcript, or a file the bound logs kept inside a database
+    /// change with: these logs.
+    Transcript(Vec<PathBuf>),
     /// A known agent's status file or a pane's hook binding.
     PaneFile(u32),
     /// A file no pane is bound to that could become a binding.
@@ -189,7 +182,7 @@ pub fn run(session: Option<String>) -> Result<i32> {
         agents: BTreeMap::new(),
         status_files: HashMap::new(),
         transcripts: BTreeMap::new(),
-        tracked: BTreeMap::new(),
+        tracked: HashMap::new(),
         pushed: BTreeMap::new(),
         watched: BTreeSet::new(),
         processes: ProcessScan::default(),
@@ -244,9 +237,7 @@ impl Session {
         for event in events.iter().filter(|e| changes_content(&e.kind)) {
             for path in &event.paths {
                 match self.role_of(path) {
-                    PathRole::Transcript => {
-                        changes.transcripts.extend(self.logs_changed_by(path));
-                    }
+                    PathRole::Transcript(logs) => changes.transcripts.extend(logs),
                     PathRole::PaneFile(pane) => {
                         changes.panes.insert(pane);
                     }
@@ -261,16 +252,20 @@ impl Session {
 
     /// The bound logs a change of `file` may have appended to (itself, or
     /// the logs a database it belongs to keeps).
+    ///
+    /// Every write of every agent asks this, so a log file is matched by its
+    /// name first and its kind looked up only for logs kept in a database.
     fn logs_changed_by(&self, file: &Path) -> Vec<PathBuf> {
-        let changed = |log: &PathBuf| match self.tracked.get(log) {
-            Some(tracked) => tracked.changed_by(log, file),
-            None => {
-                log == file
-                    || report::kind_of_transcript(log)
-                        .log()
-                        .store()
-                        .is_some_and(|s| s.changed_by(log, file))
+        let name = file.file_name();
+        let changed = |log: &PathBuf| {
+            if log.file_name() == name && log.as_path() == file {
+                return true;
             }
+            let store = match self.tracked.get(log) {
+                Some(tracked) => tracked.kind.log().store(),
+                None => report::kind_of_transcript(log).log().store(),
+            };
+            store.is_some_and(|s| s.changed_by(log, file))
         };
         self.transcripts.values().filter(|log| changed(log)).cloned().collect()
     }
@@ -288,8 +283,9 @@ impl Session {
 
     /// What a changed path is to this watcher.
     fn role_of(&self, path: &Path) -> PathRole {
-        if !self.logs_changed_by(path).is_empty() {
-            return PathRole::Transcript;
+        let logs = self.logs_changed_by(path);
+        if !logs.is_empty() {
+            return PathRole::Transcript(logs);
         }
         if let Some(pane) = self.status_files.get(path) {
             return PathRole::PaneFile(*pane);
