@@ -49,7 +49,13 @@ impl HookRecord {
     /// Where the record of one pane is kept.
     pub fn path(session: &str, pane: u32) -> Option<PathBuf> {
         let folder = super::state::session_folder(session).ok()?;
-        Some(folder.join(format!("{pane}.json")))
+        Some(HookRecord::path_in(&folder, pane))
+    }
+
+    /// The pane's record file in a session's state folder already made and
+    /// checked (the watcher's: it reads records on every report).
+    pub fn path_in(folder: &Path, pane: u32) -> PathBuf {
+        folder.join(format!("{pane}.json"))
     }
 
     /// Records what `event` says about the pane's agent (atomically); a
@@ -106,7 +112,12 @@ impl HookRecord {
 
     /// The pane's record, if a hook wrote a readable one.
     pub fn read(session: &str, pane: u32) -> Option<HookRecord> {
-        let bytes = super::files::read_capped(&HookRecord::path(session, pane)?, 1 << 20).ok()?;
+        HookRecord::read_file(&HookRecord::path(session, pane)?)
+    }
+
+    /// The record in this file, if a hook wrote a readable one.
+    pub fn read_file(path: &Path) -> Option<HookRecord> {
+        let bytes = super::files::read_capped(path, 1 << 20).ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 }

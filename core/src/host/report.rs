@@ -185,7 +185,15 @@ fn pane_report(agent: &AgentProcess, transcript: Option<PathBuf>, mark: Option<V
 /// agent whose turn-end report may be lost on its way
 /// ([`crate::agent::AgentHooks::record_verdict`]).
 pub fn record_mark(session: &str, agent: &AgentProcess) -> Option<Verdict> {
-    let record = HookRecord::read(session, agent.pane)?;
+    mark_of(HookRecord::read(session, agent.pane)?, agent)
+}
+
+/// [`record_mark`] from the session's state folder, made and checked.
+pub fn record_mark_in(folder: &Path, agent: &AgentProcess) -> Option<Verdict> {
+    mark_of(HookRecord::read_file(&HookRecord::path_in(folder, agent.pane))?, agent)
+}
+
+fn mark_of(record: HookRecord, agent: &AgentProcess) -> Option<Verdict> {
     agent.kind.hooks().record_verdict(&record.event, record.at)
 }
 

@@ -476,7 +476,7 @@ impl Session {
     fn report(&self, pane: u32, agent: &AgentProcess, now: u64) -> PaneReport {
         let path = self.transcripts.get(&pane);
         let verdict = path.and_then(|p| self.tracked.get(p)).map(|t| t.classifier.verdict());
-        let mark = report::record_mark(&self.name, agent);
+        let mark = report::record_mark_in(&self.state_folder, agent);
         report::assemble(agent, agent.status(), path.map(PathBuf::as_path), verdict, mark, now)
     }
 }
