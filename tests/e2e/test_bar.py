@@ -67,6 +67,20 @@ class ReplayedRecordings(unittest.TestCase):
             tool = next(r for r in rows if r["name"] == "tool")
             self.assertEqual((tool["state"], tool["source"], tool["confirmed"]), ("done", "transcript", True))
 
+    def test_deeply_nested_pipe_payloads_leave_every_copy_working(self):
+        # serde_json stops at its recursion limit; the plugin's stack (256
+        # KiB, .cargo/config.toml) must hold that far in every copy.
+        tabs = [[("tool", replay("2.1.332-tool", 2.0))], [("quiet", ["sleep", "100000"])]]
+        with Zellij([], tabs=tabs) as z:
+            wait_for("tool in the bar", lambda: segment(z.bar(), "tool"), timeout=25)
+            nested = "[" * 60_000 + "{\"a\":" * 10_000
+            for name in ("verdict", "turnstile-push", "turnstile-sync", "turnstile-panes", "turnstile-view", "route",
+                         "turnstile-inbox-entries", "turnstile-inbox-act"):
+                z.pipe(name, nested)
+            wait_for("tool done after the payloads", lambda: "done" in (segment(z.bar(), "tool") or ""), timeout=25)
+            out = wait_for("state pipe answer", lambda: z.pipe("state").stdout.strip(), timeout=10)
+            self.assertTrue(any(r["name"] == "tool" for r in json.loads(out.splitlines()[0])))
+
 
 class SimulatedAgents(unittest.TestCase):
     """The demo agent: failures, permission waits, unseen marks, closed panes."""
