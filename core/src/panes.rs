@@ -93,6 +93,12 @@ impl Pane {
         self.arbiter.fused()
     }
 
+    /// What of the pane's fused state its segment draws.
+    fn drawn_key(&self) -> (State, bool, Millis, bool) {
+        let fused = self.fused();
+        (fused.state, fused.confirmed, fused.since, self.unseen)
+    }
+
     fn apply(&mut self, edge: Option<Edge>) -> Option<Edge> {
         let edge = edge?;
         if edge.to.is_turn_end() || edge.to == State::Waiting {
@@ -102,6 +108,16 @@ impl Pane {
         }
         Some(edge)
     }
+}
+
+/// What re-fusing panes at a time did.
+#[derive(Debug, Default)]
+pub struct Ticked {
+    /// The edges, by pane.
+    pub edges: Vec<(u32, Edge)>,
+    /// The panes whose segment changed (an edge, or a guess that lost its
+    /// confirmation without one).
+    pub redrawn: Vec<u32>,
 }
 
 /// Which panes get a segment.
@@ -261,25 +277,29 @@ impl PaneTable {
     }
 
     /// Re-fuses every agent pane at `now` (settles pending turn ends).
-    pub fn tick(&mut self, now: Millis) -> Vec<(u32, Edge)> {
+    pub fn tick(&mut self, now: Millis) -> Ticked {
         let ids: Vec<u32> = self.panes.keys().copied().collect();
         self.tick_panes(&ids, now)
     }
 
     /// [`PaneTable::tick`] for these panes only (the ones a batch of
     /// reports touched: the others wait for the next tick).
-    pub fn tick_panes(&mut self, ids: &[u32], now: Millis) -> Vec<(u32, Edge)> {
-        let mut edges = Vec::new();
+    pub fn tick_panes(&mut self, ids: &[u32], now: Millis) -> Ticked {
+        let mut ticked = Ticked::default();
         for id in ids {
             let Some(pane) = self.panes.get_mut(id).filter(|p| Self::shows(&self.watch, p)) else {
                 continue;
             };
+            let before = pane.drawn_key();
             let edge = pane.arbiter.refuse(now);
             if let Some(edge) = pane.apply(edge) {
-                edges.push((*id, edge));
+                ticked.edges.push((*id, edge));
+            }
+            if pane.drawn_key() != before {
+                ticked.redrawn.push(*id);
             }
         }
-        edges
+        ticked
     }
 
     /// True when pane `id` is an agent pane the bar shows.
@@ -332,24 +352,31 @@ impl PaneTable {
         self.rows(false)
     }
 
+    /// The row pane `id` draws as (`None`: not an agent pane).
+    pub fn drawn_row(&self, id: u32) -> Option<PaneSummary> {
+        self.panes
+            .get(&id)
+            .filter(|p| Self::shows(&self.watch, p))
+            .map(|p| Self::row(p, false))
+    }
+
     fn rows(&self, why: bool) -> Vec<PaneSummary> {
-        self.agents()
-            .into_iter()
-            .map(|p| {
-                let fused = p.fused();
-                PaneSummary {
-                    pane: p.meta.id,
-                    name: p.meta.title.clone(),
-                    state: fused.state,
-                    source: fused.source.filter(|_| why),
-                    confirmed: fused.confirmed,
-                    since: fused.since,
-                    unseen: p.unseen,
-                    reason: if why { fused.reason.clone() } else { String::new() },
-                    kind: p.kind,
-                }
-            })
-            .collect()
+        self.agents().into_iter().map(|p| Self::row(p, why)).collect()
+    }
+
+    fn row(pane: &Pane, why: bool) -> PaneSummary {
+        let fused = pane.fused();
+        PaneSummary {
+            pane: pane.meta.id,
+            name: pane.meta.title.clone(),
+            state: fused.state,
+            source: fused.source.filter(|_| why),
+            confirmed: fused.confirmed,
+            since: fused.since,
+            unseen: pane.unseen,
+            reason: if why { fused.reason.clone() } else { String::new() },
+            kind: pane.kind,
+        }
     }
 }
 

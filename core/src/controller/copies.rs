@@ -217,6 +217,37 @@ impl Controller {
         self.send_rows(rows);
     }
 
+    /// [`Controller::broadcast_changes`] after a batch of reports that
+    /// touched these panes only: their rows are compared with the ones last
+    /// sent (the others cannot have changed), so a batch costs what it
+    /// touches. A pane that joins or leaves the rows, or rows that lag the
+    /// table, send the whole table's.
+    pub(super) fn broadcast_changes_of(&mut self, touched: &[u32]) {
+        if !self.role.is_leader() || self.role.followers().is_empty() {
+            return;
+        }
+        if self.rows_lag {
+            return self.broadcast_changes();
+        }
+        let mut rows = self.rows_sent.clone();
+        let mut changed = false;
+        for id in touched {
+            let slot = rows.iter_mut().find(|r| r.pane == *id);
+            match (self.table.drawn_row(*id), slot) {
+                (Some(row), Some(slot)) => {
+                    changed |= *slot != row;
+                    *slot = row;
+                }
+                (None, None) => {}
+                _ => return self.broadcast_changes(),
+            }
+        }
+        if changed {
+            self.stale_followers = self.role.followers().iter().map(|f| f.id).collect();
+            self.send_rows(rows);
+        }
+    }
+
     pub(super) fn sync_stale_followers(&mut self) {
         if !self.role.is_leader() || self.stale_followers.is_empty() {
             return;
@@ -241,6 +272,7 @@ impl Controller {
             .map(|f| f.id)
             .collect();
         if due.is_empty() {
+            self.rows_lag |= rows != self.rows_sent;
             return;
         }
         let base = self.synced_seq;
@@ -282,6 +314,7 @@ impl Controller {
             });
         }
         self.rows_sent = rows;
+        self.rows_lag = false;
     }
 }
 

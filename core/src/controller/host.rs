@@ -232,14 +232,14 @@ impl Controller {
             }
             touched.push(id);
         }
-        edges.extend(self.table.tick_panes(&touched, now));
+        edges.extend(self.table.tick_panes(&touched, now).edges);
         self.after_edges(edges, now, screens);
         if !self.role.is_leader() {
             return;
         }
         self.confirm_candidates_of(&touched, now, screens);
         self.sync_subscriptions(now);
-        self.broadcast_changes();
+        self.broadcast_changes_of(&touched);
     }
 }
 

@@ -119,6 +119,9 @@ pub struct Controller {
     /// The rows the leader sent last (as sent), and the copies that hold
     /// them: they are sent only the rows that change.
     rows_sent: Vec<PaneSummary>,
+    /// The table changed since the rows were last sent, and no copy was
+    /// due to get them (the next rows are built from the whole table).
+    rows_lag: bool,
     current_copies: BTreeSet<u32>,
     host: HostRuns,
     viewed_tabs: BTreeSet<usize>,
@@ -204,6 +207,7 @@ impl Controller {
             synced: Vec::new(),
             synced_seq: 0,
             rows_sent: Vec::new(),
+            rows_lag: false,
             current_copies: BTreeSet::new(),
             host: HostRuns::default(),
             viewed_tabs: BTreeSet::new(),

@@ -67,16 +67,15 @@ impl Controller {
 
     pub(super) fn on_tick(&mut self, now: Millis, screens: &mut dyn Screens) {
         // Settled turn ends move the routing memory of every copy.
-        let edges = self.table.tick(now);
-        let mut changed = !edges.is_empty();
-        self.after_edges(edges, now, screens);
+        let ticked = self.table.tick(now);
+        self.after_edges(ticked.edges, now, screens);
         if !self.role.is_leader() {
             if std::mem::take(&mut self.redraw_again) {
                 self.drawn = None;
             }
             return;
         }
-        changed |= self.poll_unreported_panes(now, screens);
+        let screens_changed = self.poll_unreported_panes(now, screens);
         if self.watcher.restart_due(now) {
             self.start_watcher(now);
         }
@@ -93,8 +92,9 @@ impl Controller {
             self.host.wanted = true;
         }
         self.run_host(now);
-        if changed {
-            self.broadcast();
+        match screens_changed {
+            true => self.broadcast_changes(),
+            false => self.broadcast_changes_of(&ticked.redrawn),
         }
     }
 }

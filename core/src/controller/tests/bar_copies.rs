@@ -609,3 +609,69 @@ fn reports_that_change_nothing_a_copy_draws_send_it_nothing() {
         1
     );
 }
+
+#[test]
+fn a_batch_of_reports_sends_the_rows_of_the_panes_it_touched() {
+    let mut rig = Rig::leader(&[]);
+    rig.send(Event::Tabs(vec![
+        TabView {
+            position: 0,
+            viewed: true,
+        },
+        TabView {
+            position: 1,
+            viewed: true,
+        },
+    ]));
+    rig.push(&[
+        report(1, State::Working, Source::Transcript, T0, None),
+        report(2, State::Working, Source::Transcript, T0, None),
+    ]);
+    let sent = rig.push(&[report(2, State::Done, Source::Transcript, T0, Some("ok"))]);
+    let rows: Vec<SyncRows> = sent
+        .iter()
+        .filter_map(|e| match e {
+            Effect::SendToCopy { copy: 5, name, payload } if *name == PIPE_SYNC => serde_json::from_str(payload).ok(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rows.len(), 1, "{sent:?}");
+    assert!(rows[0].base.is_some(), "a change, not all the rows");
+    let panes: Vec<(u32, State)> = rows[0].rows.iter().map(|r| (r.pane, r.state)).collect();
+    assert_eq!(panes, vec![(2, State::Done)]);
+    // The follower that applies it holds what the leader's table shows.
+    let mut follower = Rig::new(5, &[]);
+    follower.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
+    let all = rig.c.table.drawn_rows();
+    let before: Vec<PaneSummary> = all
+        .iter()
+        .cloned()
+        .map(|mut r| {
+            if r.pane == 2 {
+                r.state = State::Working;
+            }
+            r
+        })
+        .collect();
+    follower.send(pipe(
+        PIPE_SYNC,
+        PipeFrom::Plugin(1),
+        &all_rows_at(&before, rows[0].base.unwrap()),
+    ));
+    follower.send(pipe(
+        PIPE_SYNC,
+        PipeFrom::Plugin(1),
+        &serde_json::to_string(&rows[0]).unwrap(),
+    ));
+    assert_eq!(follower.c.synced, all);
+}
+
+/// A leader's message with all these rows, numbered `seq`.
+fn all_rows_at(rows: &[PaneSummary], seq: u64) -> String {
+    serde_json::to_string(&SyncRows {
+        seq,
+        base: None,
+        rows: rows.to_vec(),
+    })
+    .unwrap()
+}
