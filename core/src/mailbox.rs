@@ -2,10 +2,12 @@
 //! files are named, and what is newer than a change number.
 //!
 //! The watcher (`host::mailbox`) keeps, per pane, its newest report and the
-//! newest hook report, each in a file named after the number of the change
-//! that wrote it (`<number>.<pane>.<w|h>.json`), in [`INDEX`] the names of
-//! those files, newest first, a line each, and in [`HEAD`] the newest
-//! number (written last). Two readers share
+//! newest hook report, each named after the number of the change that wrote
+//! it (`<number>.<pane>.<w|h>.json`); in [`INDEX`] those names, newest
+//! first, a line each, a small report written on its name's line after a
+//! tab (one line of compact JSON), a larger one in a file of that name; and
+//! in [`HEAD`] the newest number (written last). Small reports inline cost
+//! the watcher no file of their own and the reader no read of its own. Two readers share
 //! this code: `turnstile pull`, and the bar's leader itself, which reaches
 //! the folder through zellij's `/tmp` (zellij maps a plugin's `/tmp` to its
 //! own temporary folder, where the watcher puts the mailbox): a look reads
@@ -28,8 +30,13 @@ pub const INDEX: &str = "index";
 pub const MAX_REPORT_BYTES: u64 = 16 << 20;
 /// Largest head file read.
 const MAX_HEAD_BYTES: u64 = 32;
-/// Largest index read (a name of at most 40 bytes for each of 2 × 2^16 panes).
-const MAX_INDEX_BYTES: u64 = 6 << 20;
+/// Largest index read: a name of at most 40 bytes for each of 2 × 2^16
+/// panes, and the reports written inline ([`MAX_INLINE_BYTES`] in all).
+const MAX_INDEX_BYTES: u64 = (6 << 20) + MAX_INLINE_BYTES as u64;
+/// Largest report written on its index line; larger ones get a file.
+pub const MAX_INLINE_REPORT_BYTES: usize = 4 << 10;
+/// Most bytes of reports an index holds inline; beyond, reports get files.
+pub const MAX_INLINE_BYTES: usize = 1 << 20;
 
 /// A mailbox folder's files, read by name.
 pub trait Folder {
@@ -39,9 +46,25 @@ pub trait Folder {
 
 /// The index's text: the report files' names, newest first, a line each.
 pub fn index_text<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
-    let mut names: Vec<&str> = names.into_iter().collect();
-    names.sort_by_key(|n| std::cmp::Reverse(seq_of(n)));
-    names.iter().flat_map(|n| [*n, "\n"]).collect()
+    let entries = index_bytes(names.into_iter().map(|n| (n, None)));
+    String::from_utf8(entries).unwrap_or_default()
+}
+
+/// The index's bytes: each report's name, newest first, a line each, with
+/// the report's JSON after a tab when it is written inline.
+pub fn index_bytes<'a>(entries: impl IntoIterator<Item = (&'a str, Option<&'a [u8]>)>) -> Vec<u8> {
+    let mut entries: Vec<(&str, Option<&[u8]>)> = entries.into_iter().collect();
+    entries.sort_by_key(|(n, _)| std::cmp::Reverse(seq_of(n)));
+    let mut out = Vec::new();
+    for (name, inline) in entries {
+        out.extend_from_slice(name.as_bytes());
+        if let Some(json) = inline {
+            out.push(b'\t');
+            out.extend_from_slice(json);
+        }
+        out.push(b'\n');
+    }
+    out
 }
 
 /// The mailbox folder of a session under zellij's temporary folder `root`
@@ -102,21 +125,31 @@ pub fn news(folder: &mut dyn Folder, after: u64) -> io::Result<Option<(u64, Vec<
     }
     let after = if head < after { 0 } else { after };
     let index = folder.read(INDEX, MAX_INDEX_BYTES)?;
-    let index = String::from_utf8_lossy(&index);
-    // Newest first: only the names above the first one already seen.
-    let mut newer: Vec<(u64, &str)> = index
-        .lines()
-        .map_while(|name| seq_of(name).filter(|s| *s > after).map(|s| (s, name)))
+    // Newest first: only the lines above the first one already seen (the
+    // rest of the index is not even split into lines).
+    let mut newer: Vec<(u64, &str, Option<&[u8]>)> = index
+        .split(|b| *b == b'\n')
+        .map_while(|line| {
+            let (name, inline) = match line.iter().position(|b| *b == b'\t') {
+                Some(tab) => (&line[..tab], Some(&line[tab + 1..])),
+                None => (line, None),
+            };
+            let name = std::str::from_utf8(name).ok()?;
+            seq_of(name).filter(|s| *s > after).map(|s| (s, name, inline))
+        })
         .collect();
     newer.reverse();
-    let newest = newer.last().map_or(head, |(s, _)| head.max(*s));
+    let newest = newer.last().map_or(head, |(s, _, _)| head.max(*s));
     let mut reports = Vec::new();
-    for (_, name) in newer {
-        let bytes = match folder.read(name, MAX_REPORT_BYTES) {
-            Ok(bytes) => bytes,
-            // Replaced meanwhile by a newer file, which the next head names.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e),
+    for (_, name, inline) in newer {
+        let bytes = match inline {
+            Some(json) => json.to_vec(),
+            None => match folder.read(name, MAX_REPORT_BYTES) {
+                Ok(bytes) => bytes,
+                // Replaced meanwhile by a newer file, which the next head names.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            },
         };
         let report = serde_json::from_slice(&bytes)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{name}: {e}")))?;
@@ -221,6 +254,31 @@ mod tests {
         );
         folder.move_head(8);
         assert_eq!(news(&mut folder, 7).unwrap().unwrap().1.len(), 1);
+    }
+
+    #[test]
+    fn reports_written_inline_are_read_from_the_index_with_no_file_of_their_own() {
+        let mut folder = Memory::default();
+        folder.0.insert(file_name(5, 1, false), report(1));
+        let (small, big) = (report(2), report(3));
+        let (n5, n7, n8) = (file_name(5, 1, false), file_name(7, 2, false), file_name(8, 3, true));
+        folder.0.insert(n8.clone(), big.clone());
+        let index = index_bytes([
+            (n5.as_str(), None),
+            (n7.as_str(), Some(&small[..])),
+            (n8.as_str(), None),
+        ]);
+        assert!(index.starts_with(n8.as_bytes()), "newest first");
+        folder.0.insert(INDEX.into(), index);
+        folder.0.insert(HEAD.into(), b"8".to_vec());
+        let (seq, reports) = news(&mut folder, 0).unwrap().unwrap();
+        let panes: Vec<u32> = reports.iter().map(|r| r.pane).collect();
+        assert_eq!((seq, panes), (8, vec![1, 2, 3]), "oldest first, inline or not");
+        assert_eq!(news(&mut folder, 7).unwrap().unwrap().1.len(), 1);
+        folder
+            .0
+            .insert(INDEX.into(), index_bytes([(n7.as_str(), Some(&b"{half"[..]))]));
+        assert!(news(&mut folder, 0).is_err(), "a broken inline report is an error");
     }
 
     #[test]

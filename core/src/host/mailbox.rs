@@ -11,21 +11,31 @@
 //!
 //! Numbers grow across watchers (the clock in ms, or one more than the
 //! last): a reader asking for what is newer than a number of an older
-//! watcher gets the new one's. A file is written beside its final name and
-//! renamed into place, then the pane's older file is removed, then the head
+//! watcher gets the new one's. A small report goes on its line of the
+//! index (at 64 agents, a file per report was a third of the watcher's
+//! CPU: a new inode, a rename and a removal each); a larger one is written
+//! beside its final name and renamed into place. Then the index is
+//! replaced, then the pane's older file (if any) is removed, then the head
 //! moves. The mailbox has its own folder, which the watcher does not watch
 //! (its writes never wake it); a new watcher empties it (it posts every pane
 //! again as it starts).
 
 use super::clock::now_ms;
 use super::files;
-use crate::mailbox::{file_name, index_text, news, Folder, HEAD, INDEX};
+use crate::mailbox::{file_name, index_bytes, news, Folder, HEAD, INDEX, MAX_INLINE_BYTES, MAX_INLINE_REPORT_BYTES};
 use crate::protocol::PaneReport;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::{Duration, Instant};
+
+/// A report in the mailbox: its name, and its JSON when it is written on
+/// its index line (else a file of that name holds it).
+struct Written {
+    name: String,
+    inline: Option<Vec<u8>>,
+}
 
 /// The watcher's side: reports go in, their files follow on [`Mailbox::flush`].
 pub struct Mailbox {
@@ -34,8 +44,10 @@ pub struct Mailbox {
     /// Reports not written yet, in the order they came (the newest of
     /// each pane and kind), keyed by pane and whether it is a hook's.
     pending: Vec<((u32, bool), PaneReport)>,
-    /// The file holding each key's newest report.
-    written: BTreeMap<(u32, bool), PathBuf>,
+    /// Each key's newest report, as the index names it.
+    written: BTreeMap<(u32, bool), Written>,
+    /// Report files the index no longer names: removed once it is replaced.
+    stale_files: Vec<PathBuf>,
     failure: Option<String>,
 }
 
@@ -50,6 +62,7 @@ impl Mailbox {
             seq: 0,
             pending: Vec::new(),
             written: BTreeMap::new(),
+            stale_files: Vec::new(),
             failure: None,
         })
     }
@@ -79,31 +92,58 @@ impl Mailbox {
         while !self.pending.is_empty() {
             let ((pane, hook), report) = &self.pending[0];
             let seq = (self.seq + 1).max(now_ms());
-            let path = self.folder.join(file_name(seq, *pane, *hook));
-            let written = serde_json::to_vec(report)
-                .map_err(io::Error::other)
-                .and_then(|bytes| files::replace(&path, &bytes, 0o600));
-            if let Err(e) = written {
-                self.failure = Some(format!("cannot write {}: {e}", path.display()));
-                break;
+            let name = file_name(seq, *pane, *hook);
+            let json = match serde_json::to_vec(report) {
+                Ok(json) => json,
+                Err(e) => {
+                    self.failure = Some(format!("cannot write report {name}: {e}"));
+                    break;
+                }
+            };
+            let inline = json.len() <= MAX_INLINE_REPORT_BYTES && self.inline_bytes() + json.len() <= MAX_INLINE_BYTES;
+            if !inline {
+                let path = self.folder.join(&name);
+                if let Err(e) = files::replace(&path, &json, 0o600) {
+                    self.failure = Some(format!("cannot write {}: {e}", path.display()));
+                    break;
+                }
             }
             let (key, _) = self.pending.remove(0);
             self.seq = seq;
-            if let Some(old) = self.written.insert(key, path) {
-                let _ = std::fs::remove_file(old);
+            let written = Written {
+                name,
+                inline: inline.then_some(json),
+            };
+            if let Some(old) = self.written.insert(key, written) {
+                if old.inline.is_none() {
+                    self.stale_files.push(self.folder.join(old.name));
+                }
             }
         }
-        let names = self.written.values().filter_map(|p| p.file_name()?.to_str());
-        let index = (self.folder.join(INDEX), index_text(names));
-        let head = (self.folder.join(HEAD), self.seq.to_string());
-        for (path, text) in [index, head] {
-            if let Err(e) = files::replace(&path, text.as_bytes(), 0o600) {
+        let entries = self.written.values().map(|w| (w.name.as_str(), w.inline.as_deref()));
+        let index = (self.folder.join(INDEX), index_bytes(entries));
+        let head = (self.folder.join(HEAD), self.seq.to_string().into_bytes());
+        for (path, bytes) in [index, head] {
+            if let Err(e) = files::replace(&path, &bytes, 0o600) {
                 return self.failure = Some(format!("cannot write {}: {e}", path.display()));
+            }
+            // Files the index no longer names go once it is replaced.
+            for old in self.stale_files.drain(..) {
+                let _ = std::fs::remove_file(old);
             }
         }
         if self.pending.is_empty() {
             self.failure = None;
         }
+    }
+
+    /// The bytes of the reports written inline.
+    fn inline_bytes(&self) -> usize {
+        self.written
+            .values()
+            .filter_map(|w| w.inline.as_ref())
+            .map(Vec::len)
+            .sum()
     }
 
     /// Why the last write failed, while it fails.
@@ -195,6 +235,34 @@ mod tests {
         mailbox.flush();
         let (seq, _) = pull(dir, 0, Duration::ZERO).unwrap();
         (mailbox, seq)
+    }
+
+    /// The names of the report files in `dir`.
+    fn report_files(dir: &Path) -> Vec<String> {
+        let names = std::fs::read_dir(dir).unwrap().flatten();
+        let names = names.map(|e| e.file_name().to_string_lossy().into_owned());
+        names.filter(|n| crate::mailbox::seq_of(n).is_some()).collect()
+    }
+
+    #[test]
+    fn small_reports_go_on_the_index_and_a_large_one_in_a_file_removed_once_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut mailbox = Mailbox::open(dir.path()).unwrap();
+        mailbox.send(report(1, State::Working, Source::Transcript));
+        mailbox.flush();
+        assert!(report_files(dir.path()).is_empty(), "inline: no file of its own");
+        let mut large = report(1, State::Done, Source::Transcript);
+        large.answer = Some("x".repeat(MAX_INLINE_REPORT_BYTES));
+        mailbox.send(large.clone());
+        mailbox.flush();
+        assert_eq!(report_files(dir.path()).len(), 1);
+        let (seq, reports) = pull(dir.path(), 0, Duration::ZERO).unwrap();
+        assert_eq!(reports, vec![large]);
+        mailbox.send(report(1, State::Working, Source::Transcript));
+        mailbox.flush();
+        assert!(report_files(dir.path()).is_empty(), "the large one's file went with it");
+        let (_, newer) = pull(dir.path(), seq, Duration::ZERO).unwrap();
+        assert_eq!(newer, vec![report(1, State::Working, Source::Transcript)]);
     }
 
     #[test]
@@ -324,18 +392,34 @@ mod tests {
     }
 
     #[test]
-    fn each_pane_keeps_one_file_of_each_kind() {
+    fn each_pane_keeps_one_report_of_each_kind() {
         let dir = tempfile::tempdir().unwrap();
         let mut mailbox = Mailbox::open(dir.path()).unwrap();
+        let large = |state, source| PaneReport {
+            answer: Some("x".repeat(MAX_INLINE_REPORT_BYTES)),
+            ..report(1, state, source)
+        };
         for state in [State::Working, State::Done, State::Working] {
             mailbox.send(report(1, state, Source::Transcript));
             mailbox.send_hook(report(1, state, Source::Hook));
             mailbox.flush();
         }
+        let index = std::fs::read_to_string(dir.path().join(INDEX)).unwrap();
+        assert_eq!(index.lines().count(), 2, "{index}");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "the index and the head"
+        );
+        for state in [State::Working, State::Done, State::Working] {
+            mailbox.send(large(state, Source::Transcript));
+            mailbox.send_hook(large(state, Source::Hook));
+            mailbox.flush();
+        }
         assert_eq!(
             std::fs::read_dir(dir.path()).unwrap().count(),
             4,
-            "two reports, the index and the head"
+            "two report files, the index and the head"
         );
     }
 }
