@@ -53,7 +53,10 @@ class AgentCase:
         samples = []
 
         def ended():
-            samples.append((time.time(), segment(z, title)))
+            # Stamped once read: a capture takes a while, and what it shows
+            # may be newer than when it began.
+            seen = segment(z, title)
+            samples.append((time.time(), seen))
             return end()
         result = wait_for(what, ended, timeout=timeout, interval=0.05)
         early = [s for t, s in samples if t < result["t"] and "done" in s]

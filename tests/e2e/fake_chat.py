@@ -148,15 +148,20 @@ class FakeChat(FakeServer):
                     text = " ".join(f"word{i}" for i in range(int(pace * 4)))
                 else:
                     text = "Hello from the fake model."
-                self.reply(body, text, None, pace)
-                api.log_answer(prompt, text, "final")
+                # Logged before the agent can know the answer is complete: a
+                # bar that shows done before this time showed it early.
+                self.reply(body, text, None, pace, before_end=lambda: api.log_answer(prompt, text, "final"))
 
-            def reply(self, body, text, call, pace=0.0):
+            def reply(self, body, text, call, pace=0.0, before_end=None):
+                """Answers `text` (and `call`); `before_end()` runs before the
+                bytes that end the answer go out."""
                 if body.get("stream"):
-                    return self.stream(text, call, pace)
+                    return self.stream(text, call, pace, before_end)
                 message = {"role": "assistant", "content": text}
                 if call:
                     message["tool_calls"] = [self.tool_call(call)]
+                if before_end:
+                    before_end()
                 self.send_json(200, {"id": f"chatcmpl-{api.next_id()}", "object": "chat.completion",
                                      "created": int(time.time()), "model": body.get("model", "fake-model"),
                                      "choices": [{"index": 0, "message": message,
@@ -177,7 +182,7 @@ class FakeChat(FakeServer):
                 self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
                 self.wfile.flush()
 
-            def stream(self, text, call, pace):
+            def stream(self, text, call, pace, before_end=None):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
@@ -194,6 +199,8 @@ class FakeChat(FakeServer):
                     if call:
                         tool_call = dict(self.tool_call(call), index=0)
                         self.chunk(cid, {"tool_calls": [tool_call]})
+                    if before_end:
+                        before_end()
                     self.chunk(cid, {}, finish="tool_calls" if call else "stop")
                     self.chunk(cid, None, usage={"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15})
                     self.wfile.write(b"data: [DONE]\n\n")
