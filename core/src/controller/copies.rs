@@ -198,7 +198,7 @@ impl Controller {
         if !self.role.is_leader() {
             return;
         }
-        self.stale_followers = self.role.followers().iter().map(|f| f.id).collect();
+        self.all_followers_stale();
         self.sync_stale_followers();
     }
 
@@ -213,7 +213,7 @@ impl Controller {
         if rows == self.rows_sent {
             return;
         }
-        self.stale_followers = self.role.followers().iter().map(|f| f.id).collect();
+        self.all_followers_stale();
         self.send_rows(rows);
     }
 
@@ -229,23 +229,30 @@ impl Controller {
         if self.rows_lag {
             return self.broadcast_changes();
         }
-        let mut rows = self.rows_sent.clone();
-        let mut changed = false;
+        let mut changes = Vec::with_capacity(touched.len());
         for id in touched {
-            let slot = rows.iter_mut().find(|r| r.pane == *id);
-            match (self.table.drawn_row(*id), slot) {
-                (Some(row), Some(slot)) => {
-                    changed |= *slot != row;
-                    *slot = row;
-                }
-                (None, None) => {}
-                _ => return self.broadcast_changes(),
+            match self.table.drawn_row(*id) {
+                Some(row) => changes.push(row),
+                // A pane that left the rows.
+                None if self.rows_sent.iter().any(|r| r.pane == *id) => return self.broadcast_changes(),
+                None => {}
             }
         }
-        if changed {
-            self.stale_followers = self.role.followers().iter().map(|f| f.id).collect();
-            self.send_rows(rows);
+        let mut rows = self.rows_sent.clone();
+        match put_changes(&mut rows, changes) {
+            // A pane that joined the rows.
+            None => self.broadcast_changes(),
+            Some(true) => {
+                self.all_followers_stale();
+                self.send_rows(rows);
+            }
+            Some(false) => {}
         }
+    }
+
+    /// Every other copy is to get the rows again.
+    fn all_followers_stale(&mut self) {
+        self.stale_followers = self.role.followers().iter().map(|f| f.id).collect();
     }
 
     pub(super) fn sync_stale_followers(&mut self) {

@@ -579,16 +579,7 @@ fn a_copy_zellij_has_not_drawn_asks_again_and_draws_only_when_drawn() {
 #[test]
 fn reports_that_change_nothing_a_copy_draws_send_it_nothing() {
     let mut rig = Rig::leader(&[]);
-    rig.send(Event::Tabs(vec![
-        TabView {
-            position: 0,
-            viewed: true,
-        },
-        TabView {
-            position: 1,
-            viewed: true,
-        },
-    ]));
+    view_both_tabs(&mut rig);
     let syncs = |effects: &[Effect]| {
         effects
             .iter()
@@ -613,16 +604,7 @@ fn reports_that_change_nothing_a_copy_draws_send_it_nothing() {
 #[test]
 fn a_batch_of_reports_sends_the_rows_of_the_panes_it_touched() {
     let mut rig = Rig::leader(&[]);
-    rig.send(Event::Tabs(vec![
-        TabView {
-            position: 0,
-            viewed: true,
-        },
-        TabView {
-            position: 1,
-            viewed: true,
-        },
-    ]));
+    view_both_tabs(&mut rig);
     rig.push(&[
         report(1, State::Working, Source::Transcript, T0, None),
         report(2, State::Working, Source::Transcript, T0, None),
@@ -674,4 +656,10 @@ fn all_rows_at(rows: &[PaneSummary], seq: u64) -> String {
         rows: rows.to_vec(),
     })
     .unwrap()
+}
+
+/// A client views the leader's tab and the follower's.
+fn view_both_tabs(rig: &mut Rig) {
+    let tab = |position| TabView { position, viewed: true };
+    rig.send(Event::Tabs(vec![tab(0), tab(1)]));
 }
