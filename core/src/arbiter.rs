@@ -91,6 +91,11 @@ pub struct PaneArbiter {
     /// it (working, no candidate: the offset of that line): a hook's done
     /// that read the log short of it is an older turn's.
     turn_running_at: Option<u64>,
+    /// The newest hook verdict that ended (or marked the end of) the turn
+    /// under way: kept apart from the newest hook, which a later event of
+    /// the same turn (a permission notice fired late, an idle notice that
+    /// raced the turn-end hook) may replace. A hook's turn start forgets it.
+    turn_end_hook: Option<Verdict>,
     fused: Fused,
 }
 
@@ -123,18 +128,20 @@ impl PaneArbiter {
         let at = verdict.at;
         let turn_runs =
             verdict.source == Source::Transcript && verdict.state == State::Working && verdict.candidate.is_none();
-        let slot = match verdict.source {
-            Source::Transcript => &mut self.transcript,
-            Source::Hook => &mut self.hook,
-            Source::Session => &mut self.session,
-            Source::Screen => &mut self.screen,
-        };
-        if slot
+        if self
+            .slot(verdict.source)
             .as_ref()
             .is_some_and(|old| marks_what_is_known(&old.verdict, &verdict) || is_stale_hook(&old.verdict, &verdict))
         {
             return None;
         }
+        if verdict.source == Source::Hook {
+            if self.echoes_the_turn_end(&verdict) {
+                return None;
+            }
+            self.note_turn_end_hook(&verdict);
+        }
+        let slot = self.slot(verdict.source);
         let since = match slot {
             Some(old) if same_evidence(&old.verdict, &verdict) => old.since,
             _ => at,
@@ -146,13 +153,44 @@ impl PaneArbiter {
         self.refuse(at)
     }
 
+    fn slot(&mut self, source: Source) -> &mut Option<Observation> {
+        match source {
+            Source::Transcript => &mut self.transcript,
+            Source::Hook => &mut self.hook,
+            Source::Session => &mut self.session,
+            Source::Screen => &mut self.screen,
+        }
+    }
+
+    /// Keeps a hook's turn end (a done, or a mark of one) until a hook says
+    /// a turn starts (working with nothing that may end it) or a session
+    /// starts.
+    fn note_turn_end_hook(&mut self, verdict: &Verdict) {
+        if verdict.state == State::Done || verdict.candidate == Some(State::Done) {
+            self.turn_end_hook = Some(verdict.clone());
+        } else if matches!(verdict.state, State::Working | State::Idle) {
+            self.turn_end_hook = None;
+        }
+    }
+
+    /// A hook's interrupted after a hook's done of the same turn (no turn
+    /// started between): nothing was left to interrupt. Seen with Qwen Code
+    /// under load: its `idle_prompt` hook read the pane's record before the
+    /// `Stop` hook, started 90 ms earlier, wrote it, and the log before the
+    /// answer reached it, and took the turn for an Escape.
+    fn echoes_the_turn_end(&self, verdict: &Verdict) -> bool {
+        verdict.state == State::Interrupted
+            && self
+                .turn_end_hook
+                .as_ref()
+                .is_some_and(|end| end.state == State::Done && end.at <= verdict.at)
+    }
+
     /// Forgets one source (e.g. the screen of a pane scrolled into history).
     pub fn forget(&mut self, source: Source, now: Millis) -> Option<Edge> {
-        match source {
-            Source::Transcript => self.transcript = None,
-            Source::Hook => self.hook = None,
-            Source::Session => self.session = None,
-            Source::Screen => self.screen = None,
+        *self.slot(source) = None;
+        if source == Source::Hook {
+            self.turn_end_hook = None;
         }
         self.refuse(now)
     }
@@ -271,20 +309,22 @@ impl PaneArbiter {
     /// markers the hook leaves in the transcript) confirms a moment later,
     /// and a screen caught between two frames must not.
     fn candidate_confirmation(&self, a: &Observation) -> Option<&'static str> {
-        if let Some(hook) = &self.hook {
+        if self.hook.is_some() {
             // A turn-end hook that could not see the answer (an old release's
             // Stop runs before it is written; a hook's read ran out of time)
             // marks the end: the transcript's answer, seen before or after
             // it, is the turn's end. So is a hook's done of this turn that
             // the answer follows (Qwen Code's Stop may run before the
-            // answer reaches its log).
-            let done_of_this_turn = hook.verdict.state == State::Done
-                && hook
-                    .verdict
-                    .log_seen
-                    .zip(self.turn_running_at)
-                    .is_some_and(|(seen, running)| seen >= running);
-            let hook_marks_the_end = hook.verdict.candidate == Some(State::Done) || done_of_this_turn;
+            // answer reaches its log). The turn's end hook counts even when
+            // a later hook event of the same turn is the newest.
+            let hook_marks_the_end = self.turn_end_hook.as_ref().is_some_and(|end| {
+                let done_of_this_turn = end.state == State::Done
+                    && end
+                        .log_seen
+                        .zip(self.turn_running_at)
+                        .is_some_and(|(seen, running)| seen >= running);
+                end.candidate == Some(State::Done) || done_of_this_turn
+            });
             let answer_stands = self
                 .transcript
                 .as_ref()
@@ -476,6 +516,46 @@ mod tests {
         a.observe(keyed(State::Working, "900", 40));
         a.observe(answer(45));
         assert_eq!(a.fused().state, State::Working, "{:?}", a.fused());
+    }
+
+    /// Seen in CI under two busy loops (Qwen Code, an approved tool): the
+    /// newest hook event after `Stop` was a `Notification` of the same turn
+    /// (a late permission notice, or an `idle_prompt` that raced the `Stop`
+    /// hook and took the turn for an Escape). The turn's end still confirms
+    /// the answer that lands after it, and no interrupted is shown.
+    #[test]
+    fn a_later_hook_event_of_the_same_turn_keeps_its_end() {
+        let stop = Verdict {
+            log_seen: Some(300),
+            ..v(State::Done, Source::Hook, 20)
+        };
+        let answer = Verdict {
+            candidate: Some(State::Done),
+            ..keyed(State::Working, "500", 30)
+        };
+        for late in [State::Waiting, State::Interrupted] {
+            let mut a = PaneArbiter::new();
+            a.observe(v(State::Working, Source::Hook, 5)); // UserPromptSubmit
+            a.observe(keyed(State::Working, "300", 10)); // the tool's result
+            a.observe(stop.clone());
+            a.observe(v(late, Source::Hook, 22));
+            assert_ne!(
+                a.fused().state,
+                State::Interrupted,
+                "{late}: nothing was left to interrupt"
+            );
+            a.observe(v(State::Working, Source::Screen, 25)); // the answer streams
+            let edge = a.observe(answer.clone());
+            assert!(edge.is_some_and(|e| e.is_confirmed_done()), "{late}: {:?}", a.fused());
+            // The next turn starts: its preamble is no done.
+            a.observe(v(State::Working, Source::Hook, 40));
+            a.observe(keyed(State::Working, "900", 41));
+            a.observe(Verdict {
+                candidate: Some(State::Done),
+                ..keyed(State::Working, "950", 45)
+            });
+            assert_eq!(a.fused().state, State::Working, "{late}: {:?}", a.fused());
+        }
     }
 
     /// The watcher posts the mark a hook's record leaves (its report may be
