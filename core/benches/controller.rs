@@ -33,35 +33,43 @@ impl Screens for NoScreens {
     }
 }
 
-/// The watcher's mailbox in memory: the head, the index and the reports.
+/// The watcher's mailbox in memory: the head, the journal (reports inline),
+/// the next generation past its limit.
 #[derive(Default)]
 struct Mailbox {
-    files: BTreeMap<String, Vec<u8>>,
-    seq: u64,
+    journal: Vec<u8>,
+    newest: BTreeMap<u32, Vec<u8>>,
+    head: mailbox::Head,
 }
 
 impl Mailbox {
-    /// Posts one report as the watcher does: its file, the index, the head.
+    /// Posts one report as the watcher does: its journal line, then the head.
     fn post(&mut self, report: &PaneReport) {
-        self.seq += 1;
-        let name = mailbox::file_name(self.seq, report.pane, false);
-        let stale = format!(".{}.w.json", report.pane);
-        self.files.retain(|n, _| !n.ends_with(&stale));
-        self.files.insert(name, serde_json::to_vec(report).unwrap());
-        let names: Vec<String> = self.files.keys().filter(|n| n.ends_with(".json")).cloned().collect();
-        let index = mailbox::index_text(names.iter().map(String::as_str));
-        self.files.insert(mailbox::INDEX.into(), index.into_bytes());
-        self.files
-            .insert(mailbox::HEAD.into(), self.seq.to_string().into_bytes());
+        self.head.seq += 1;
+        let name = mailbox::file_name(self.head.seq, report.pane, false);
+        let line = mailbox::journal_line(&name, Some(&serde_json::to_vec(report).unwrap()));
+        self.journal.extend_from_slice(&line);
+        self.newest.insert(report.pane, line);
+        if self.journal.len() as u64 > mailbox::JOURNAL_LIMIT {
+            self.head.generation += 1;
+            self.journal = self.newest.values().flatten().copied().collect();
+        }
+        self.head.len = self.journal.len() as u64;
     }
 }
 
 impl Folder for Mailbox {
     fn read(&mut self, name: &str, _max: u64) -> io::Result<Vec<u8>> {
-        self.files
-            .get(name)
-            .cloned()
-            .ok_or_else(|| io::ErrorKind::NotFound.into())
+        match name {
+            mailbox::HEAD => Ok(self.head.to_bytes()),
+            _ => Err(io::ErrorKind::NotFound.into()),
+        }
+    }
+    fn read_range(&mut self, name: &str, from: u64, len: u64) -> io::Result<Vec<u8>> {
+        if name != mailbox::journal_name(self.head.generation) {
+            return Err(io::ErrorKind::NotFound.into());
+        }
+        Ok(self.journal[from as usize..(from + len) as usize].to_vec())
     }
 }
 
@@ -174,7 +182,7 @@ fn looking_leader(mailbox: &mut Mailbox) -> Controller {
         session: None,
         at: T0,
         panes: vec![report(100, State::Working, T0 + 10)],
-        seq: Some(mailbox.seq),
+        seq: Some(mailbox.head.seq),
     };
     leader.handle(
         Event::HostResult {

@@ -1,70 +1,153 @@
 //! The watcher's mailbox as its readers see it: where it lives, how its
 //! files are named, and what is newer than a change number.
 //!
-//! The watcher (`host::mailbox`) keeps, per pane, its newest report and the
-//! newest hook report, each named after the number of the change that wrote
-//! it (`<number>.<pane>.<w|h>.json`); in [`INDEX`] those names, newest
-//! first, a line each, a small report written on its name's line after a
-//! tab (one line of compact JSON), a larger one in a file of that name; and
-//! in [`HEAD`] the newest number (written last). Small reports inline cost
-//! the watcher no file of their own and the reader no read of its own. Two readers share
-//! this code: `turnstile pull`, and the bar's leader itself, which reaches
-//! the folder through zellij's `/tmp` (zellij maps a plugin's `/tmp` to its
-//! own temporary folder, where the watcher puts the mailbox): a look reads
-//! the few bytes of the head, and the index and the new reports only when
-//! the head moved. The folder is never listed (a listing costs zellij's
-//! interpreter a file status per entry), and the index is read only down
-//! to the first name already seen. Files are reached through a [`Folder`] the caller
+//! The watcher (`host::mailbox`) names each report after the number of the
+//! change that wrote it (`<number>.<pane>.<w|h>.json`: the watcher's, or a
+//! hook's) and appends a line per report to its **journal**
+//! (`journal.<generation>`): the name, then, for a small report, a tab and
+//! its compact JSON (a larger one is a file of that name). The **head**
+//! says, in one fixed-width line written in place, the newest number, the
+//! journal's generation and how many of its bytes are written (appends go
+//! first, the head after them, so a reader never meets half a line); a
+//! check sum over the three tells a head read while it was rewritten. Once
+//! a journal grows past a bound, the watcher starts the next generation
+//! with each pane's newest reports and removes the old one. Nothing is
+//! created or renamed per change (at 64 agents, replacing an index and a
+//! head by rename on every change was a third of the watcher's CPU).
+//!
+//! Two readers share this code: `turnstile pull`, and the bar's leader
+//! itself, which reaches the folder through zellij's `/tmp` (zellij maps a
+//! plugin's `/tmp` to its own temporary folder, where the watcher puts the
+//! mailbox). A look reads the head's few bytes, and, only when it moved,
+//! the journal from where the reader's [`Cursor`] left it; of several
+//! reports of one pane in what it reads, only the newest is parsed. The
+//! folder is never listed (a listing costs zellij's interpreter a file
+//! status per entry). Files are reached through a [`Folder`] the caller
 //! passes in, so this stays pure.
 
 use crate::protocol::PaneReport;
+use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The file holding the newest change number (decimal).
+/// The file holding the head ([`Head`]).
 pub const HEAD: &str = "head";
-/// The file naming the report files, newest first.
-pub const INDEX: &str = "index";
 /// Largest report file read: one capped answer, even if JSON escapes every
 /// byte of it.
 pub const MAX_REPORT_BYTES: u64 = 16 << 20;
-/// Largest head file read.
-const MAX_HEAD_BYTES: u64 = 32;
-/// Largest index read: a name of at most 40 bytes for each of 2 × 2^16
-/// panes, and the reports written inline ([`MAX_INLINE_BYTES`] in all).
-const MAX_INDEX_BYTES: u64 = (6 << 20) + MAX_INLINE_BYTES as u64;
-/// Largest report written on its index line; larger ones get a file.
+/// Largest report written on its journal line; larger ones get a file.
 pub const MAX_INLINE_REPORT_BYTES: usize = 4 << 10;
-/// Most bytes of reports an index holds inline; beyond, reports get files.
-pub const MAX_INLINE_BYTES: usize = 1 << 20;
+/// A journal past this many bytes is followed by the next generation.
+pub const JOURNAL_LIMIT: u64 = 512 << 10;
+/// Largest journal read: past its limit by one flush, or a generation of
+/// each pane's newest two (thousands of panes).
+const MAX_JOURNAL_BYTES: u64 = JOURNAL_LIMIT + (64 << 20);
 
 /// A mailbox folder's files, read by name.
 pub trait Folder {
     /// The bytes of one regular file, at most `max` of them (more is an error).
     fn read(&mut self, name: &str, max: u64) -> io::Result<Vec<u8>>;
-}
-
-/// The index's text: the report files' names, newest first, a line each.
-pub fn index_text<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
-    let entries = index_bytes(names.into_iter().map(|n| (n, None)));
-    String::from_utf8(entries).unwrap_or_default()
-}
-
-/// The index's bytes: each report's name, newest first, a line each, with
-/// the report's JSON after a tab when it is written inline.
-pub fn index_bytes<'a>(entries: impl IntoIterator<Item = (&'a str, Option<&'a [u8]>)>) -> Vec<u8> {
-    let mut entries: Vec<(&str, Option<&[u8]>)> = entries.into_iter().collect();
-    entries.sort_by_key(|(n, _)| std::cmp::Reverse(seq_of(n)));
-    let mut out = Vec::new();
-    for (name, inline) in entries {
-        out.extend_from_slice(name.as_bytes());
-        if let Some(json) = inline {
-            out.push(b'\t');
-            out.extend_from_slice(json);
-        }
-        out.push(b'\n');
+    /// Up to `len` bytes of one regular file from byte `from` on (fewer
+    /// where it ends first).
+    fn read_range(&mut self, name: &str, from: u64, len: u64) -> io::Result<Vec<u8>> {
+        let bytes = self.read(name, u64::MAX)?;
+        let start = (from as usize).min(bytes.len());
+        let end = start.saturating_add(len as usize).min(bytes.len());
+        Ok(bytes[start..end].to_vec())
     }
-    out
+}
+
+/// What the head says: the newest change number, the journal's generation,
+/// and its bytes written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Head {
+    /// The newest change number.
+    pub seq: u64,
+    /// The journal's generation (its file is [`journal_name`]).
+    pub generation: u64,
+    /// The journal's bytes written, whole lines only.
+    pub len: u64,
+}
+
+/// The head's bytes: three numbers of 20 digits and a check sum in hex.
+pub const HEAD_BYTES: usize = 3 * 21 + 17;
+
+impl Head {
+    /// The head as written: fixed width, so it is rewritten in place.
+    pub fn to_bytes(self) -> Vec<u8> {
+        format!(
+            "{:020} {:020} {:020} {:016x}\n",
+            self.seq,
+            self.generation,
+            self.len,
+            self.check()
+        )
+        .into_bytes()
+    }
+
+    /// A head read back; `None` when it is not one (or was read while it
+    /// was rewritten: its check sum then disagrees).
+    pub fn parse(bytes: &[u8]) -> Option<Head> {
+        let text = std::str::from_utf8(bytes).ok()?.strip_suffix('\n')?;
+        let mut fields = text.split(' ');
+        let mut number = || fields.next().filter(|f| f.len() == 20)?.parse::<u64>().ok();
+        let head = Head {
+            seq: number()?,
+            generation: number()?,
+            len: number()?,
+        };
+        let check = u64::from_str_radix(fields.next()?, 16).ok()?;
+        (fields.next().is_none() && check == head.check()).then_some(head)
+    }
+
+    /// FNV-1a over the three numbers.
+    fn check(self) -> u64 {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in [self.seq, self.generation, self.len]
+            .iter()
+            .flat_map(|n| n.to_le_bytes())
+        {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        hash
+    }
+}
+
+/// The journal file of a generation.
+pub fn journal_name(generation: u64) -> String {
+    format!("journal.{generation}")
+}
+
+/// A report's journal line: its name, and its JSON after a tab when it is
+/// written inline.
+pub fn journal_line(name: &str, inline: Option<&[u8]>) -> Vec<u8> {
+    let mut line = Vec::with_capacity(name.len() + 2 + inline.map_or(0, <[u8]>::len));
+    line.extend_from_slice(name.as_bytes());
+    if let Some(json) = inline {
+        line.push(b'\t');
+        line.extend_from_slice(json);
+    }
+    line.push(b'\n');
+    line
+}
+
+/// Where a reader left the journal: the bytes before it are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cursor {
+    generation: u64,
+    offset: u64,
+}
+
+/// What a read of the mailbox brought.
+#[derive(Debug, Clone, PartialEq)]
+pub struct News {
+    /// The newest change number seen.
+    pub seq: u64,
+    /// The reports newer than the number asked for, oldest first, each
+    /// pane's newest of its kind.
+    pub reports: Vec<PaneReport>,
+    /// Where to read next time.
+    pub cursor: Cursor,
 }
 
 /// The mailbox folder of a session under zellij's temporary folder `root`
@@ -99,54 +182,104 @@ pub fn file_name(seq: u64, pane: u32, hook: bool) -> String {
 
 /// The change number of a report file's name (`None`: not one).
 pub fn seq_of(name: &str) -> Option<u64> {
-    let mut parts = name.split('.');
-    let seq = parts.next()?.parse().ok()?;
-    let _pane: u32 = parts.next()?.parse().ok()?;
-    matches!(parts.next()?, "w" | "h").then_some(())?;
-    (parts.next()? == "json" && parts.next().is_none()).then_some(seq)
+    name_parts(name).map(|(seq, _)| seq)
 }
 
-/// The newest change number, as [`HEAD`] says it.
-pub fn head(folder: &mut dyn Folder) -> io::Result<u64> {
-    let bytes = folder.read(HEAD, MAX_HEAD_BYTES)?;
-    let text = std::str::from_utf8(&bytes).unwrap_or_default().trim();
-    text.parse()
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, format!("{HEAD}: not a number: {text:?}")))
+/// A report name's change number and whose report it is (pane, hook's).
+fn name_parts(name: &str) -> Option<(u64, (u32, bool))> {
+    let mut parts = name.split('.');
+    let seq = parts.next()?.parse().ok()?;
+    let pane: u32 = parts.next()?.parse().ok()?;
+    let hook = match parts.next()? {
+        "w" => false,
+        "h" => true,
+        _ => return None,
+    };
+    (parts.next()? == "json" && parts.next().is_none()).then_some((seq, (pane, hook)))
+}
+
+/// The head, as [`HEAD`] says it; `Ok(None)` when it was read while being
+/// rewritten (read it again).
+pub fn head(folder: &mut dyn Folder) -> io::Result<Option<Head>> {
+    let bytes = folder.read(HEAD, HEAD_BYTES as u64)?;
+    if bytes.len() != HEAD_BYTES {
+        let what = format!("{HEAD}: not a head ({} bytes)", bytes.len());
+        return Err(io::Error::new(io::ErrorKind::InvalidData, what));
+    }
+    Ok(Head::parse(&bytes))
 }
 
 /// What is newer than `after`: `None` when the head has not moved (one
-/// small read), else the reports newer than `after`, oldest first, and the
-/// newest number seen. A mailbox whose head is older than `after` belongs
-/// to a watcher started again under a clock set back: all of it is new.
-pub fn news(folder: &mut dyn Folder, after: u64) -> io::Result<Option<(u64, Vec<PaneReport>)>> {
-    let head = head(folder)?;
-    if head == after {
+/// small read) or is being rewritten, else the reports newer than `after`
+/// and the newest number seen. The journal is read from `cursor` when it
+/// is the head's generation. A mailbox whose head is older than `after`
+/// belongs to a watcher started again under a clock set back: all of it
+/// is new.
+pub fn news(folder: &mut dyn Folder, after: u64, cursor: Cursor) -> io::Result<Option<News>> {
+    let Some(head) = head(folder)? else {
+        return Ok(None);
+    };
+    if head.seq == after {
         return Ok(None);
     }
-    let after = if head < after { 0 } else { after };
-    let index = folder.read(INDEX, MAX_INDEX_BYTES)?;
-    // Newest first: only the lines above the first one already seen (the
-    // rest of the index is not even split into lines).
-    let mut newer: Vec<(u64, &str, Option<&[u8]>)> = index
-        .split(|b| *b == b'\n')
-        .map_while(|line| {
-            let (name, inline) = match line.iter().position(|b| *b == b'\t') {
-                Some(tab) => (&line[..tab], Some(&line[tab + 1..])),
-                None => (line, None),
-            };
-            let name = std::str::from_utf8(name).ok()?;
-            seq_of(name).filter(|s| *s > after).map(|s| (s, name, inline))
-        })
-        .collect();
-    newer.reverse();
-    let newest = newer.last().map_or(head, |(s, _, _)| head.max(*s));
-    let mut reports = Vec::new();
-    for (_, name, inline) in newer {
+    let after = if head.seq < after { 0 } else { after };
+    let resume = cursor.generation == head.generation && cursor.offset <= head.len && after > 0;
+    let from = if resume { cursor.offset } else { 0 };
+    if head.len > MAX_JOURNAL_BYTES {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "journal: too large"));
+    }
+    let journal = match folder.read_range(&journal_name(head.generation), from, head.len - from) {
+        Ok(bytes) => bytes,
+        // The next generation began meanwhile: the next head names it.
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if journal.len() as u64 != head.len - from {
+        let what = format!("{}: shorter than its head says", journal_name(head.generation));
+        return Err(io::Error::new(io::ErrorKind::InvalidData, what));
+    }
+    let newest = newest_entries(&journal, after);
+    let seq = newest.values().map(|(s, _, _)| *s).fold(head.seq, u64::max);
+    let reports = read_reports(folder, newest)?;
+    let cursor = Cursor {
+        generation: head.generation,
+        offset: head.len,
+    };
+    Ok(Some(News { seq, reports, cursor }))
+}
+
+/// A journal entry: its change number, name and inline JSON.
+type Entry<'a> = (u64, &'a str, Option<&'a [u8]>);
+
+/// Each pane's newest entry of each kind newer than `after`.
+fn newest_entries(journal: &[u8], after: u64) -> BTreeMap<(u32, bool), Entry<'_>> {
+    let mut newest = BTreeMap::new();
+    for line in journal.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let (name, inline) = match memchr::memchr(b'\t', line) {
+            Some(tab) => (&line[..tab], Some(&line[tab + 1..])),
+            None => (line, None),
+        };
+        let Some((name, (seq, key))) = std::str::from_utf8(name).ok().and_then(|n| Some((n, name_parts(n)?))) else {
+            continue;
+        };
+        if seq > after {
+            newest.insert(key, (seq, name, inline));
+        }
+    }
+    newest
+}
+
+/// The entries' reports, oldest first: inline, or from their files.
+fn read_reports(folder: &mut dyn Folder, entries: BTreeMap<(u32, bool), Entry<'_>>) -> io::Result<Vec<PaneReport>> {
+    let mut entries: Vec<Entry<'_>> = entries.into_values().collect();
+    entries.sort_by_key(|(seq, _, _)| *seq);
+    let mut reports = Vec::with_capacity(entries.len());
+    for (_, name, inline) in entries {
         let bytes = match inline {
             Some(json) => json.to_vec(),
             None => match folder.read(name, MAX_REPORT_BYTES) {
                 Ok(bytes) => bytes,
-                // Replaced meanwhile by a newer file, which the next head names.
+                // Replaced meanwhile by a newer report, which the next head names.
                 Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(e),
             },
@@ -155,31 +288,42 @@ pub fn news(folder: &mut dyn Folder, after: u64) -> io::Result<Option<(u64, Vec<
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{name}: {e}")))?;
         reports.push(report);
     }
-    Ok(Some((newest, reports)))
+    Ok(reports)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
-    /// A folder in memory.
+    /// A folder in memory, written as the watcher writes it.
     #[derive(Default)]
-    struct Memory(BTreeMap<String, Vec<u8>>);
+    struct Memory {
+        files: BTreeMap<String, Vec<u8>>,
+        head: Head,
+        reads: usize,
+    }
 
     impl Memory {
-        /// The watcher's head over the report files held.
-        fn move_head(&mut self, seq: u64) {
-            let names: Vec<String> = self.0.keys().filter(|n| seq_of(n).is_some()).cloned().collect();
-            let text = index_text(names.iter().map(String::as_str));
-            self.0.insert(INDEX.into(), text.into_bytes());
-            self.0.insert(HEAD.into(), seq.to_string().into_bytes());
+        /// Appends a report's line (inline, or in a file of its own) and moves the head.
+        fn post(&mut self, seq: u64, pane: u32, inline: bool) {
+            let name = file_name(seq, pane, false);
+            let json = report(pane);
+            if !inline {
+                self.files.insert(name.clone(), json.clone());
+            }
+            let line = journal_line(&name, inline.then_some(&json[..]));
+            let journal = self.files.entry(journal_name(self.head.generation)).or_default();
+            journal.extend_from_slice(&line);
+            self.head.seq = seq;
+            self.head.len = journal.len() as u64;
+            self.files.insert(HEAD.into(), self.head.to_bytes());
         }
     }
 
     impl Folder for Memory {
         fn read(&mut self, name: &str, max: u64) -> io::Result<Vec<u8>> {
-            let bytes = self.0.get(name).cloned().ok_or(io::ErrorKind::NotFound)?;
+            self.reads += 1;
+            let bytes = self.files.get(name).cloned().ok_or(io::ErrorKind::NotFound)?;
             if bytes.len() as u64 > max {
                 return Err(io::ErrorKind::InvalidData.into());
             }
@@ -198,87 +342,96 @@ mod tests {
         .unwrap()
     }
 
-    #[test]
-    fn news_reads_the_reports_only_when_the_head_moved() {
-        let mut folder = Memory::default();
-        assert_eq!(news(&mut folder, 0).unwrap_err().kind(), io::ErrorKind::NotFound);
-        folder.0.insert(file_name(5, 1, false), report(1));
-        folder.0.insert(file_name(9, 2, true), report(2));
-        folder.move_head(9);
-        assert_eq!(news(&mut folder, 9).unwrap(), None);
-        let (seq, reports) = news(&mut folder, 5).unwrap().unwrap();
-        assert_eq!((seq, reports.len(), reports[0].pane), (9, 1, 2));
-        assert_eq!(news(&mut folder, 0).unwrap().unwrap().1.len(), 2);
+    fn panes(news: &News) -> Vec<u32> {
+        news.reports.iter().map(|r| r.pane).collect()
     }
 
     #[test]
-    fn a_head_that_is_not_a_number_or_a_broken_report_is_an_error() {
+    fn news_reads_the_journal_only_when_the_head_moved_and_from_where_it_left() {
         let mut folder = Memory::default();
-        folder.0.insert(HEAD.into(), b"x".to_vec());
+        let start = Cursor::default();
+        assert_eq!(news(&mut folder, 0, start).unwrap_err().kind(), io::ErrorKind::NotFound);
+        folder.post(5, 1, true);
+        folder.post(9, 2, false);
+        assert_eq!(news(&mut folder, 9, start).unwrap(), None);
+        let all = news(&mut folder, 0, start).unwrap().unwrap();
+        assert_eq!((all.seq, panes(&all)), (9, vec![1, 2]), "oldest first, inline or not");
+        assert_eq!(panes(&news(&mut folder, 5, start).unwrap().unwrap()), vec![2]);
+        folder.post(12, 3, true);
+        let next = news(&mut folder, all.seq, all.cursor).unwrap().unwrap();
+        assert_eq!((next.seq, panes(&next)), (12, vec![3]));
+        folder.reads = 0;
+        folder.post(13, 4, true);
+        news(&mut folder, next.seq, next.cursor).unwrap().unwrap();
+        assert_eq!(folder.reads, 2, "the head, and the journal's new bytes");
+    }
+
+    #[test]
+    fn of_several_reports_of_a_pane_only_the_newest_is_read() {
+        let mut folder = Memory::default();
+        folder.post(5, 1, false);
+        folder.post(6, 1, false);
+        folder.files.remove(&file_name(5, 1, false)); // replaced: removed
+        folder.post(7, 2, true);
+        folder.post(8, 1, true);
+        let news = news(&mut folder, 0, Cursor::default()).unwrap().unwrap();
+        assert_eq!((news.seq, panes(&news)), (8, vec![2, 1]));
+    }
+
+    #[test]
+    fn a_head_read_while_rewritten_is_read_again_and_a_broken_one_is_an_error() {
+        let mut folder = Memory::default();
+        folder.post(5, 1, true);
+        let good = folder.head.to_bytes();
+        let mut torn = Head { seq: 6, ..folder.head }.to_bytes();
+        torn[40..].copy_from_slice(&good[40..]);
+        folder.files.insert(HEAD.into(), torn);
+        assert_eq!(news(&mut folder, 0, Cursor::default()).unwrap(), None);
+        folder.files.insert(HEAD.into(), b"5".to_vec());
         assert_eq!(head(&mut folder).unwrap_err().kind(), io::ErrorKind::InvalidData);
-        folder.0.insert(HEAD.into(), vec![b'9'; 40]);
-        assert_eq!(
-            head(&mut folder).unwrap_err().kind(),
-            io::ErrorKind::InvalidData,
-            "too long"
-        );
-        folder.0.insert(file_name(9, 1, false), b"{half".to_vec());
-        folder.move_head(9);
-        assert!(news(&mut folder, 0).is_err());
+        folder.files.insert(HEAD.into(), vec![b'9'; 400]);
+        assert_eq!(head(&mut folder).unwrap_err().kind(), io::ErrorKind::InvalidData);
+        assert_eq!(Head::parse(&good), Some(folder.head));
     }
 
     #[test]
-    fn a_mailbox_numbered_below_what_the_reader_has_is_all_new() {
+    fn a_broken_report_or_a_journal_shorter_than_its_head_is_an_error() {
         let mut folder = Memory::default();
-        folder.0.insert(file_name(5, 1, false), report(1));
-        folder.move_head(5);
+        folder.post(5, 1, true);
+        let journal = journal_name(0);
+        let line = journal_line(&file_name(6, 2, false), Some(b"{half"));
+        folder.files.get_mut(&journal).unwrap().extend_from_slice(&line);
+        folder.head = Head {
+            seq: 6,
+            generation: 0,
+            len: folder.files[&journal].len() as u64,
+        };
+        folder.files.insert(HEAD.into(), folder.head.to_bytes());
+        assert!(news(&mut folder, 0, Cursor::default()).is_err());
+        folder.head.len += 10;
+        folder.files.insert(HEAD.into(), folder.head.to_bytes());
         assert_eq!(
-            news(&mut folder, 99).unwrap().unwrap(),
-            (5, vec![serde_json::from_slice(&report(1)).unwrap()])
+            news(&mut folder, 0, Cursor::default()).unwrap_err().kind(),
+            io::ErrorKind::InvalidData
         );
     }
 
     #[test]
-    fn a_file_gone_since_the_head_was_written_is_skipped_and_no_other_file_is_read() {
+    fn a_new_generation_is_read_whole_and_a_mailbox_numbered_below_the_reader_is_all_new() {
         let mut folder = Memory::default();
-        folder.0.insert(file_name(5, 1, false), report(1));
-        folder.0.insert(file_name(7, 2, false), report(2));
-        folder.move_head(7);
-        folder.0.remove(&file_name(5, 1, false));
-        folder.0.insert(file_name(8, 3, false), report(3));
-        let (seq, reports) = news(&mut folder, 0).unwrap().unwrap();
-        assert_eq!(
-            (seq, reports.len(), reports[0].pane),
-            (7, 1, 2),
-            "only what the index names"
-        );
-        folder.move_head(8);
-        assert_eq!(news(&mut folder, 7).unwrap().unwrap().1.len(), 1);
-    }
-
-    #[test]
-    fn reports_written_inline_are_read_from_the_index_with_no_file_of_their_own() {
-        let mut folder = Memory::default();
-        folder.0.insert(file_name(5, 1, false), report(1));
-        let (small, big) = (report(2), report(3));
-        let (n5, n7, n8) = (file_name(5, 1, false), file_name(7, 2, false), file_name(8, 3, true));
-        folder.0.insert(n8.clone(), big.clone());
-        let index = index_bytes([
-            (n5.as_str(), None),
-            (n7.as_str(), Some(&small[..])),
-            (n8.as_str(), None),
-        ]);
-        assert!(index.starts_with(n8.as_bytes()), "newest first");
-        folder.0.insert(INDEX.into(), index);
-        folder.0.insert(HEAD.into(), b"8".to_vec());
-        let (seq, reports) = news(&mut folder, 0).unwrap().unwrap();
-        let panes: Vec<u32> = reports.iter().map(|r| r.pane).collect();
-        assert_eq!((seq, panes), (8, vec![1, 2, 3]), "oldest first, inline or not");
-        assert_eq!(news(&mut folder, 7).unwrap().unwrap().1.len(), 1);
-        folder
-            .0
-            .insert(INDEX.into(), index_bytes([(n7.as_str(), Some(&b"{half"[..]))]));
-        assert!(news(&mut folder, 0).is_err(), "a broken inline report is an error");
+        folder.post(5, 1, true);
+        let first = news(&mut folder, 0, Cursor::default()).unwrap().unwrap();
+        folder.head = Head {
+            seq: 5,
+            generation: 1,
+            len: 0,
+        };
+        folder.post(7, 2, true);
+        folder.files.remove(&journal_name(0));
+        let next = news(&mut folder, first.seq, first.cursor).unwrap().unwrap();
+        assert_eq!((next.seq, panes(&next)), (7, vec![2]), "read from its start");
+        let restarted = news(&mut folder, 99, next.cursor).unwrap().unwrap();
+        assert_eq!((restarted.seq, panes(&restarted)), (7, vec![2]));
     }
 
     #[test]
@@ -286,6 +439,7 @@ mod tests {
         assert_eq!(seq_of("x.json"), None);
         assert_eq!(seq_of(HEAD), None);
         assert_eq!(seq_of(&file_name(12, 3, true)), Some(12));
+        assert_eq!(name_parts(&file_name(12, 3, true)), Some((12, (3, true))));
         assert_eq!(session_folder_name("x.y"), "x_2ey");
         assert_eq!(session_folder_name("x_y"), "x_5fy");
         assert_eq!(session_folder_name("plain-Name9"), "plain-Name9");
@@ -296,5 +450,17 @@ mod tests {
             folder_in(Path::new("/tmp"), "a.b"),
             Path::new("/tmp/turnstile/a_2eb/mailbox")
         );
+    }
+
+    proptest::proptest! {
+        /// Whatever bytes the head holds, reading it never panics, and a
+        /// head written reads back.
+        #[test]
+        fn any_head_bytes_read_without_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..100),
+                                              seq in 0u64.., generation in 0u64.., len in 0u64..) {
+            let _ = Head::parse(&bytes);
+            let head = Head { seq, generation, len };
+            proptest::prop_assert_eq!(Head::parse(&head.to_bytes()), Some(head));
+        }
     }
 }

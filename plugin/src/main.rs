@@ -9,7 +9,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use std::collections::{BTreeMap, HashMap};
-use std::io;
+use std::io::{self, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 use turnstile_core::bar::{Color, Palette};
@@ -51,9 +51,10 @@ impl TmpFolder {
     }
 }
 
-impl mailbox::Folder for TmpFolder {
-    /// Regular files only (a FIFO would block zellij's plugin thread).
-    fn read(&mut self, name: &str, max: u64) -> io::Result<Vec<u8>> {
+impl TmpFolder {
+    /// Opens a regular file only (a FIFO would block zellij's plugin thread)
+    /// of at most `max` bytes; its size.
+    fn open(&self, name: &str, max: u64) -> io::Result<(std::fs::File, u64)> {
         let path = self.0.join(name);
         let meta = std::fs::symlink_metadata(&path)?;
         if !meta.is_file() || meta.len() > max {
@@ -62,7 +63,34 @@ impl mailbox::Folder for TmpFolder {
                 format!("{name}: not a small regular file"),
             ));
         }
-        std::fs::read(path)
+        Ok((std::fs::File::open(path)?, meta.len()))
+    }
+}
+
+/// Reads up to `len` bytes (the size the file had: one read, mostly).
+fn read_up_to(file: &mut std::fs::File, len: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = vec![0; len as usize];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match file.read(&mut bytes[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    bytes.truncate(filled);
+    Ok(bytes)
+}
+
+impl mailbox::Folder for TmpFolder {
+    fn read(&mut self, name: &str, max: u64) -> io::Result<Vec<u8>> {
+        let (mut file, size) = self.open(name, max)?;
+        read_up_to(&mut file, size)
+    }
+
+    fn read_range(&mut self, name: &str, from: u64, len: u64) -> io::Result<Vec<u8>> {
+        let (mut file, size) = self.open(name, u64::MAX)?;
+        file.seek(io::SeekFrom::Start(from))?;
+        read_up_to(&mut file, len.min(size.saturating_sub(from)))
     }
 }
 

@@ -88,11 +88,12 @@ impl Controller {
             return false;
         };
         self.pulls.looked_at = now;
-        match crate::mailbox::news(folder, self.pulls.after) {
-            Ok(Some((seq, reports))) if seq != self.pulls.after || !reports.is_empty() => {
+        match crate::mailbox::news(folder, self.pulls.after, self.pulls.cursor) {
+            Ok(Some(news)) if news.seq != self.pulls.after || !news.reports.is_empty() => {
                 self.pulls.start_looking(now);
-                self.pulls.after = seq;
-                self.apply_reports(reports, now, screens);
+                self.pulls.after = news.seq;
+                self.pulls.cursor = news.cursor;
+                self.apply_reports(news.reports, now, screens);
                 true
             }
             Ok(_) => {

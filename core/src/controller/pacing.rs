@@ -191,6 +191,8 @@ pub struct Pulls {
     in_flight: Option<(Millis, u64)>,
     /// The number of the newest change taken from the mailbox.
     pub after: u64,
+    /// Where the leader's looks left the mailbox's journal.
+    pub cursor: crate::mailbox::Cursor,
     /// When the leader last looked in the mailbox itself (or began to).
     pub looked_at: Millis,
     /// The leader looks (and no pull runs).

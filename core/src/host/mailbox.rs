@@ -11,43 +11,59 @@
 //!
 //! Numbers grow across watchers (the clock in ms, or one more than the
 //! last): a reader asking for what is newer than a number of an older
-//! watcher gets the new one's. A small report goes on its line of the
-//! index (at 64 agents, a file per report was a third of the watcher's
-//! CPU: a new inode, a rename and a removal each); a larger one is written
-//! beside its final name and renamed into place. Then the index is
-//! replaced, then the pane's older file (if any) is removed, then the head
-//! moves. The mailbox has its own folder, which the watcher does not watch
-//! (its writes never wake it); a new watcher empties it (it posts every pane
+//! watcher gets the new one's. A small report goes on its journal line; a
+//! larger one is written beside its final name and renamed into place
+//! first. Then the lines are appended to the journal, then the head is
+//! rewritten in place, then a replaced report's file is removed. Past
+//! [`JOURNAL_LIMIT`] the next generation's journal is written whole (each
+//! pane's newest reports), the head names it, and the old one goes. The
+//! mailbox has its own folder, which the watcher does not watch (its
+//! writes never wake it); a new watcher empties it (it posts every pane
 //! again as it starts).
 
 use super::clock::now_ms;
 use super::files;
-use crate::mailbox::{file_name, index_bytes, news, Folder, HEAD, INDEX, MAX_INLINE_BYTES, MAX_INLINE_REPORT_BYTES};
+use crate::mailbox::{
+    file_name, journal_line, journal_name, news, Cursor, Folder, Head, HEAD, JOURNAL_LIMIT, MAX_INLINE_REPORT_BYTES,
+};
 use crate::protocol::PaneReport;
 use std::collections::BTreeMap;
-use std::io;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// A report in the mailbox: its name, and its JSON when it is written on
-/// its index line (else a file of that name holds it).
+/// its journal line (else a file of that name holds it).
 struct Written {
+    seq: u64,
     name: String,
     inline: Option<Vec<u8>>,
 }
 
-/// The watcher's side: reports go in, their files follow on [`Mailbox::flush`].
+/// The watcher's side: reports go in, their lines follow on [`Mailbox::flush`].
 pub struct Mailbox {
     folder: PathBuf,
     seq: u64,
     /// Reports not written yet, in the order they came (the newest of
     /// each pane and kind), keyed by pane and whether it is a hook's.
     pending: Vec<((u32, bool), PaneReport)>,
-    /// Each key's newest report, as the index names it.
+    /// Each key's newest report, as the journal names it.
     written: BTreeMap<(u32, bool), Written>,
-    /// Report files the index no longer names: removed once it is replaced.
+    /// Journal lines not appended yet (an append failed).
+    unjournaled: Vec<u8>,
+    /// Report files no longer the newest: removed once the head moved.
     stale_files: Vec<PathBuf>,
+    /// The journal being appended to.
+    journal: File,
+    /// The head file, rewritten in place (`None` until the first flush).
+    head_file: Option<File>,
+    head: Head,
+    /// The next flush writes the journal anew (a write failed: the old one
+    /// may be gone with its folder).
+    rewrite: bool,
     failure: Option<String>,
 }
 
@@ -57,12 +73,22 @@ impl Mailbox {
         for entry in std::fs::read_dir(folder)?.flatten() {
             let _ = std::fs::remove_file(entry.path());
         }
+        let generation = now_ms();
         Ok(Mailbox {
             folder: folder.to_path_buf(),
             seq: 0,
             pending: Vec::new(),
             written: BTreeMap::new(),
+            unjournaled: Vec::new(),
             stale_files: Vec::new(),
+            journal: files::create_new(&folder.join(journal_name(generation)), 0o600)?,
+            head_file: None,
+            head: Head {
+                seq: 0,
+                generation,
+                len: 0,
+            },
+            rewrite: false,
             failure: None,
         })
     }
@@ -82,13 +108,40 @@ impl Mailbox {
         self.pending.push((key, report));
     }
 
-    /// Writes the reports put in since the last time, each in a new file,
-    /// then the index, then moves the head to the newest. A report that cannot be written
-    /// stays in, with those after it, for the next flush.
+    /// Writes the reports put in since the last time (a large one in a
+    /// file), appends their lines to the journal, then moves the head. A
+    /// report that cannot be written stays in, with those after it, for the
+    /// next flush; so do lines the journal did not take.
     pub fn flush(&mut self) {
         if self.pending.is_empty() && self.failure.is_none() {
             return;
         }
+        self.write_pending();
+        if self.head.seq == self.seq && self.unjournaled.is_empty() && !self.rewrite {
+            return;
+        }
+        let journaled = if self.rewrite || self.head.len + self.unjournaled.len() as u64 > JOURNAL_LIMIT {
+            self.next_generation()
+        } else {
+            self.append()
+        };
+        if let Err(e) = journaled.and_then(|()| self.move_head()) {
+            self.failure = Some(format!("cannot write the mailbox in {}: {e}", self.folder.display()));
+            self.rewrite = true;
+            self.head_file = None;
+            return;
+        }
+        self.rewrite = false;
+        for old in self.stale_files.drain(..) {
+            let _ = std::fs::remove_file(old);
+        }
+        if self.pending.is_empty() {
+            self.failure = None;
+        }
+    }
+
+    /// Turns pending reports into journal lines (a large report's file first).
+    fn write_pending(&mut self) {
         while !self.pending.is_empty() {
             let ((pane, hook), report) = &self.pending[0];
             let seq = (self.seq + 1).max(now_ms());
@@ -100,7 +153,7 @@ impl Mailbox {
                     break;
                 }
             };
-            let inline = json.len() <= MAX_INLINE_REPORT_BYTES && self.inline_bytes() + json.len() <= MAX_INLINE_BYTES;
+            let inline = json.len() <= MAX_INLINE_REPORT_BYTES;
             if !inline {
                 let path = self.folder.join(&name);
                 if let Err(e) = files::replace(&path, &json, 0o600) {
@@ -110,44 +163,78 @@ impl Mailbox {
             }
             let (key, _) = self.pending.remove(0);
             self.seq = seq;
-            let written = Written {
-                name,
-                inline: inline.then_some(json),
-            };
-            if let Some(old) = self.written.insert(key, written) {
+            let inline = inline.then_some(json);
+            self.unjournaled.extend(journal_line(&name, inline.as_deref()));
+            if let Some(old) = self.written.insert(key, Written { seq, name, inline }) {
                 if old.inline.is_none() {
                     self.stale_files.push(self.folder.join(old.name));
                 }
             }
         }
-        let entries = self.written.values().map(|w| (w.name.as_str(), w.inline.as_deref()));
-        let index = (self.folder.join(INDEX), index_bytes(entries));
-        let head = (self.folder.join(HEAD), self.seq.to_string().into_bytes());
-        for (path, bytes) in [index, head] {
-            if let Err(e) = files::replace(&path, &bytes, 0o600) {
-                return self.failure = Some(format!("cannot write {}: {e}", path.display()));
-            }
-            // Files the index no longer names go once it is replaced.
-            for old in self.stale_files.drain(..) {
-                let _ = std::fs::remove_file(old);
-            }
-        }
-        if self.pending.is_empty() {
-            self.failure = None;
-        }
     }
 
-    /// The bytes of the reports written inline.
-    fn inline_bytes(&self) -> usize {
-        self.written
-            .values()
-            .filter_map(|w| w.inline.as_ref())
-            .map(Vec::len)
-            .sum()
+    /// Appends the lines not yet in the journal, where its whole lines end.
+    fn append(&mut self) -> io::Result<()> {
+        self.journal.write_all_at(&self.unjournaled, self.head.len)?;
+        self.head.len += self.unjournaled.len() as u64;
+        self.unjournaled.clear();
+        Ok(())
     }
 
-    /// Why the last write failed, while it fails.
-    pub fn failure(&self) -> Option<&str> {
+    /// Starts the next generation: a journal of each pane's newest reports.
+    fn next_generation(&mut self) -> io::Result<()> {
+        let generation = self.head.generation + 1;
+        let mut entries: Vec<&Written> = self.written.values().collect();
+        entries.sort_by_key(|w| w.seq);
+        let bytes: Vec<u8> = entries
+            .iter()
+            .flat_map(|w| journal_line(&w.name, w.inline.as_deref()))
+            .collect();
+        let path = self.folder.join(journal_name(generation));
+        let _ = std::fs::remove_file(&path); // a try that failed half way
+        let journal = files::create_new(&path, 0o600)?;
+        journal.write_all_at(&bytes, 0)?;
+        let old = self.folder.join(journal_name(self.head.generation));
+        self.journal = journal;
+        self.head.generation = generation;
+        self.head.len = bytes.len() as u64;
+        self.unjournaled.clear();
+        self.stale_files.push(old);
+        Ok(())
+    }
+
+    /// Rewrites the head in place (created whole, by rename, the first time:
+    /// a reader never meets an empty one).
+    fn move_head(&mut self) -> io::Result<()> {
+        let head = Head {
+            seq: self.seq,
+            ..self.head
+        };
+        let bytes = head.to_bytes();
+        match &self.head_file {
+            Some(file) => file.write_all_at(&bytes, 0)?,
+            None => {
+                let path = self.folder.join(HEAD);
+                files::replace(&path, &bytes, 0o600)?;
+                let file = OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(&path)?;
+                self.head_file = Some(file);
+            }
+        }
+        self.head = head;
+        Ok(())
+    }
+
+    /// Why the last write failed, while it fails; also when the head or
+    /// the journal was removed under it (a cleaner of temporary files):
+    /// writes into them would reach no reader.
+    pub fn failure(&mut self) -> Option<&str> {
+        let gone = |name: String| self.head_file.is_some() && !self.folder.join(name).exists();
+        if self.failure.is_none() && (gone(HEAD.to_owned()) || gone(journal_name(self.head.generation))) {
+            self.failure = Some(format!("the mailbox in {} was removed", self.folder.display()));
+        }
         self.failure.as_deref()
     }
 }
@@ -159,6 +246,14 @@ pub struct Files<'a>(pub &'a Path);
 impl Folder for Files<'_> {
     fn read(&mut self, name: &str, max: u64) -> io::Result<Vec<u8>> {
         files::read_capped(&self.0.join(name), max)
+    }
+
+    fn read_range(&mut self, name: &str, from: u64, len: u64) -> io::Result<Vec<u8>> {
+        let mut file = files::open_regular(&self.0.join(name))?;
+        file.seek(SeekFrom::Start(from))?;
+        let mut bytes = Vec::new();
+        file.take(len).read_to_end(&mut bytes)?;
+        Ok(bytes)
     }
 }
 
@@ -190,8 +285,8 @@ fn pull_from(path: &Path, files: &mut dyn Folder, after: u64, wait: Duration) ->
                 .as_mut()
                 .is_some_and(|w| w.watch(path, notify::RecursiveMode::NonRecursive).is_ok());
         }
-        match news(files, after) {
-            Ok(Some(answer)) => return Ok(answer),
+        match news(files, after, Cursor::default()) {
+            Ok(Some(answer)) => return Ok((answer.seq, answer.reports)),
             Ok(None) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
@@ -245,7 +340,7 @@ mod tests {
     }
 
     #[test]
-    fn small_reports_go_on_the_index_and_a_large_one_in_a_file_removed_once_replaced() {
+    fn small_reports_go_on_their_journal_line_and_a_large_one_in_a_file_removed_once_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let mut mailbox = Mailbox::open(dir.path()).unwrap();
         mailbox.send(report(1, State::Working, Source::Transcript));
@@ -315,10 +410,17 @@ mod tests {
         let folder = dir.path().join("mailbox");
         assert_eq!(pull(&folder, 7, Duration::ZERO).unwrap(), (7, Vec::new()));
         std::fs::create_dir(&folder).unwrap();
-        std::fs::write(folder.join(file_name(9, 1, false)), b"{half").unwrap();
-        std::fs::write(folder.join(INDEX), file_name(9, 1, false)).unwrap();
-        std::fs::write(folder.join(HEAD), b"9").unwrap();
+        let line = journal_line(&file_name(9, 1, false), Some(b"{half"));
+        std::fs::write(folder.join(journal_name(3)), &line).unwrap();
+        let head = Head {
+            seq: 9,
+            generation: 3,
+            len: line.len() as u64,
+        };
+        std::fs::write(folder.join(HEAD), head.to_bytes()).unwrap();
         assert!(pull(&folder, 7, Duration::ZERO).is_err());
+        std::fs::write(folder.join(HEAD), b"9").unwrap();
+        assert!(pull(&folder, 7, Duration::ZERO).is_err(), "not a head");
     }
 
     /// A mailbox folder whose reads are counted.
@@ -365,13 +467,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(file_name(5, 1, false)), b"{}").unwrap();
         let mut mailbox = Mailbox::open(dir.path()).unwrap();
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert!(report_files(dir.path()).is_empty());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "an empty journal");
         mailbox.send(report(1, State::Working, Source::Transcript));
         mailbox.flush();
-        let head = crate::mailbox::head(&mut Files(dir.path())).unwrap();
+        let head = crate::mailbox::head(&mut Files(dir.path())).unwrap().unwrap();
         assert_eq!(
             pull(dir.path(), 0, Duration::ZERO).unwrap(),
-            (head, vec![report(1, State::Working, Source::Transcript)])
+            (head.seq, vec![report(1, State::Working, Source::Transcript)])
         );
     }
 
@@ -381,7 +484,7 @@ mod tests {
         let folder = dir.path().join("mailbox");
         std::fs::create_dir(&folder).unwrap();
         let mut mailbox = Mailbox::open(&folder).unwrap();
-        std::fs::remove_dir(&folder).unwrap();
+        std::fs::remove_dir_all(&folder).unwrap();
         mailbox.send(report(1, State::Working, Source::Transcript));
         mailbox.flush();
         assert!(mailbox.failure().is_some());
@@ -389,6 +492,43 @@ mod tests {
         mailbox.flush();
         assert!(mailbox.failure().is_none());
         assert_eq!(pull(&folder, 0, Duration::ZERO).unwrap().1.len(), 1);
+        // Removed under a running watcher: said, so that it starts again.
+        std::fs::remove_dir_all(&folder).unwrap();
+        assert!(mailbox.failure().is_some_and(|f| f.contains("removed")));
+    }
+
+    #[test]
+    fn the_journal_is_appended_to_and_past_its_limit_started_anew_with_each_panes_newest() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut mailbox = Mailbox::open(dir.path()).unwrap();
+        let mut reader = (0, Cursor::default());
+        let mut generations = std::collections::BTreeSet::new();
+        let mut answer = report(2, State::Done, Source::Transcript);
+        answer.answer = Some("a".repeat(3000));
+        for round in 0..400u32 {
+            mailbox.send(report(
+                1,
+                if round % 2 == 0 { State::Working } else { State::Done },
+                Source::Transcript,
+            ));
+            mailbox.send(answer.clone());
+            mailbox.flush();
+            let news = news(&mut Files(dir.path()), reader.0, reader.1).unwrap().unwrap();
+            assert_eq!(news.reports.len(), 2, "round {round}: each pane's newest");
+            reader = (news.seq, news.cursor);
+            generations.insert(
+                crate::mailbox::head(&mut Files(dir.path()))
+                    .unwrap()
+                    .unwrap()
+                    .generation,
+            );
+        }
+        assert!(generations.len() > 1, "a new generation past the limit");
+        let journals = std::fs::read_dir(dir.path()).unwrap().flatten();
+        let journals = journals.filter(|e| e.file_name().to_string_lossy().starts_with("journal."));
+        assert_eq!(journals.count(), 1, "the old generation is removed");
+        let (_, all) = pull(dir.path(), 0, Duration::ZERO).unwrap();
+        assert_eq!(all.len(), 2, "a reader from scratch gets each pane's newest");
     }
 
     #[test]
@@ -404,12 +544,12 @@ mod tests {
             mailbox.send_hook(report(1, state, Source::Hook));
             mailbox.flush();
         }
-        let index = std::fs::read_to_string(dir.path().join(INDEX)).unwrap();
-        assert_eq!(index.lines().count(), 2, "{index}");
+        let (_, reports) = pull(dir.path(), 0, Duration::ZERO).unwrap();
+        assert_eq!(reports.len(), 2, "{reports:?}");
         assert_eq!(
             std::fs::read_dir(dir.path()).unwrap().count(),
             2,
-            "the index and the head"
+            "the journal and the head"
         );
         for state in [State::Working, State::Done, State::Working] {
             mailbox.send(large(state, Source::Transcript));
@@ -419,7 +559,7 @@ mod tests {
         assert_eq!(
             std::fs::read_dir(dir.path()).unwrap().count(),
             4,
-            "two report files, the index and the head"
+            "two report files, the journal and the head"
         );
     }
 }

@@ -498,16 +498,20 @@ fn the_leader_keeps_one_pull_of_the_watchers_mailbox_in_flight_and_only_it() {
     assert!(pulls(&effects).is_empty() && pulls(&follower.timer_at(T0 + 2_000)).is_empty());
 }
 
-/// The test rig's mailbox: `report` posted as change `seq`.
+/// The test rig's mailbox: `report` posted as change `seq` (generation 0).
 fn post(rig: &mut Rig, seq: u64, report: &PaneReport) {
-    use crate::mailbox::{file_name, index_text, HEAD, INDEX};
+    use crate::mailbox::{file_name, journal_line, journal_name, Head, HEAD};
     let mailbox = rig.screens.mailbox.get_or_insert_with(MemoryFolder::default);
     let name = file_name(seq, report.pane, false);
-    mailbox.0.insert(name.clone(), serde_json::to_vec(report).unwrap());
-    let names: Vec<String> = mailbox.0.keys().filter(|n| n.ends_with(".json")).cloned().collect();
-    let index = index_text(names.iter().map(String::as_str));
-    mailbox.0.insert(INDEX.into(), index.into_bytes());
-    mailbox.0.insert(HEAD.into(), seq.to_string().into_bytes());
+    let json = serde_json::to_vec(report).unwrap();
+    let journal = mailbox.0.entry(journal_name(0)).or_default();
+    journal.extend(journal_line(&name, Some(&json)));
+    let head = Head {
+        seq,
+        generation: 0,
+        len: journal.len() as u64,
+    };
+    mailbox.0.insert(HEAD.into(), head.to_bytes());
 }
 
 #[test]
