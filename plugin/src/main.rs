@@ -39,15 +39,58 @@ struct ZellijScreens {
     mailbox: Option<TmpFolder>,
 }
 
-/// The session's mailbox folder as this plugin sees it.
-struct TmpFolder(PathBuf);
+/// The session's mailbox folder as this plugin sees it. The head (which
+/// the watcher rewrites in place) and the journal (which it appends to)
+/// stay open between looks: a look is then a seek and a read, not a file
+/// status, an open, two reads and a close. Each is opened again every
+/// [`READS_PER_OPEN`] reads, after a failed read, and (the journal) for
+/// another generation: a new watcher's mailbox is all new files.
+struct TmpFolder {
+    path: PathBuf,
+    head: Option<Kept>,
+    journal: Option<Kept>,
+}
+
+/// A file kept open: its name, and the reads left before it is opened again.
+struct Kept {
+    name: String,
+    file: std::fs::File,
+    reads_left: u32,
+}
+
+/// Reads of a kept file before it is opened again (a second of looks).
+const READS_PER_OPEN: u32 = 40;
 
 impl TmpFolder {
     /// The folder of the session this zellij serves (its name is in the
     /// environment zellij hands its plugins and its commands alike).
     fn of_this_session() -> Option<TmpFolder> {
         let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
-        Some(TmpFolder(mailbox::folder_in(Path::new("/tmp"), &session)))
+        Some(TmpFolder {
+            path: mailbox::folder_in(Path::new("/tmp"), &session),
+            head: None,
+            journal: None,
+        })
+    }
+
+    /// `len` bytes from `from` of the file `name`, through `kept` while it
+    /// lasts and names it.
+    fn read_kept(&self, kept: &mut Option<Kept>, name: &str, from: u64, len: u64) -> io::Result<Vec<u8>> {
+        let mut file = match kept.take() {
+            Some(k) if k.reads_left > 0 && k.name == name => k,
+            _ => Kept {
+                name: name.to_owned(),
+                file: self.open(name, u64::MAX)?.0,
+                reads_left: READS_PER_OPEN,
+            },
+        };
+        file.file.seek(io::SeekFrom::Start(from))?;
+        // Grown as bytes come (a length read from a file is no promise).
+        let mut bytes = Vec::with_capacity(len.min(64 << 10) as usize);
+        (&mut file.file).take(len).read_to_end(&mut bytes)?;
+        file.reads_left -= 1;
+        *kept = Some(file);
+        Ok(bytes)
     }
 }
 
@@ -55,7 +98,7 @@ impl TmpFolder {
     /// Opens a regular file only (a FIFO would block zellij's plugin thread)
     /// of at most `max` bytes; its size.
     fn open(&self, name: &str, max: u64) -> io::Result<(std::fs::File, u64)> {
-        let path = self.0.join(name);
+        let path = self.path.join(name);
         let meta = std::fs::symlink_metadata(&path)?;
         if !meta.is_file() || meta.len() > max {
             return Err(io::Error::new(
@@ -83,14 +126,21 @@ fn read_up_to(file: &mut std::fs::File, len: u64) -> io::Result<Vec<u8>> {
 
 impl mailbox::Folder for TmpFolder {
     fn read(&mut self, name: &str, max: u64) -> io::Result<Vec<u8>> {
+        if name == mailbox::HEAD {
+            let mut head = self.head.take();
+            let bytes = self.read_kept(&mut head, name, 0, max);
+            self.head = head;
+            return bytes;
+        }
         let (mut file, size) = self.open(name, max)?;
         read_up_to(&mut file, size)
     }
 
     fn read_range(&mut self, name: &str, from: u64, len: u64) -> io::Result<Vec<u8>> {
-        let (mut file, size) = self.open(name, u64::MAX)?;
-        file.seek(io::SeekFrom::Start(from))?;
-        read_up_to(&mut file, len.min(size.saturating_sub(from)))
+        let mut journal = self.journal.take();
+        let bytes = self.read_kept(&mut journal, name, from, len);
+        self.journal = journal;
+        bytes
     }
 }
 
