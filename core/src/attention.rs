@@ -53,7 +53,9 @@ pub fn queue(panes: impl IntoIterator<Item = Standing>) -> Vec<u32> {
         .into_iter()
         .filter_map(|s| order(s.state, s.unseen, s.since, s.pane))
         .collect();
-    needing.sort_unstable();
+    crate::order::sort_by_rank(&mut needing, |&(rank, since, pane)| {
+        crate::order::rank3(rank, since, pane)
+    });
     needing.into_iter().map(|(_, _, pane)| pane).collect()
 }
 

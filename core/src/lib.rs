@@ -39,6 +39,7 @@ pub mod hook;
 pub mod host;
 pub mod inbox;
 pub mod mailbox;
+pub mod order;
 pub mod panes;
 pub mod protocol;
 pub mod screen;

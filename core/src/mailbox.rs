@@ -26,7 +26,6 @@
 //! passes in, so this stays pure.
 
 use crate::protocol::PaneReport;
-use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -102,14 +101,8 @@ impl Head {
 
     /// FNV-1a over the three numbers.
     fn check(self) -> u64 {
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in [self.seq, self.generation, self.len]
-            .iter()
-            .flat_map(|n| n.to_le_bytes())
-        {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-        hash
+        let numbers = [self.seq, self.generation, self.len];
+        crate::text::fnv1a(numbers.into_iter().flat_map(u64::to_le_bytes))
     }
 }
 
@@ -239,7 +232,7 @@ pub fn news(folder: &mut dyn Folder, after: u64, cursor: Cursor) -> io::Result<O
         return Err(io::Error::new(io::ErrorKind::InvalidData, what));
     }
     let newest = newest_entries(&journal, after);
-    let seq = newest.values().map(|(s, _, _)| *s).fold(head.seq, u64::max);
+    let seq = newest.iter().map(|(s, _, _)| *s).fold(head.seq, u64::max);
     let reports = read_reports(folder, newest)?;
     let cursor = Cursor {
         generation: head.generation,
@@ -251,10 +244,13 @@ pub fn news(folder: &mut dyn Folder, after: u64, cursor: Cursor) -> io::Result<O
 /// A journal entry: its change number, name and inline JSON.
 type Entry<'a> = (u64, &'a str, Option<&'a [u8]>);
 
-/// Each pane's newest entry of each kind newer than `after`.
-fn newest_entries(journal: &[u8], after: u64) -> BTreeMap<(u32, bool), Entry<'_>> {
-    let mut newest = BTreeMap::new();
-    for line in journal.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+/// Each pane's newest entry of each kind newer than `after`, oldest first.
+/// The journal is in the order of its numbers, so it is read backwards, up
+/// to the first line already seen: no sort, no map.
+fn newest_entries(journal: &[u8], after: u64) -> Vec<Entry<'_>> {
+    let mut seen: Vec<(u32, bool)> = Vec::new();
+    let mut newest = Vec::new();
+    for line in journal.rsplit(|b| *b == b'\n').filter(|l| !l.is_empty()) {
         let (name, inline) = match memchr::memchr(b'\t', line) {
             Some(tab) => (&line[..tab], Some(&line[tab + 1..])),
             None => (line, None),
@@ -262,17 +258,20 @@ fn newest_entries(journal: &[u8], after: u64) -> BTreeMap<(u32, bool), Entry<'_>
         let Some((name, (seq, key))) = std::str::from_utf8(name).ok().and_then(|n| Some((n, name_parts(n)?))) else {
             continue;
         };
-        if seq > after {
-            newest.insert(key, (seq, name, inline));
+        if seq <= after {
+            break;
+        }
+        if !seen.contains(&key) {
+            seen.push(key);
+            newest.push((seq, name, inline));
         }
     }
+    newest.reverse();
     newest
 }
 
-/// The entries' reports, oldest first: inline, or from their files.
-fn read_reports(folder: &mut dyn Folder, entries: BTreeMap<(u32, bool), Entry<'_>>) -> io::Result<Vec<PaneReport>> {
-    let mut entries: Vec<Entry<'_>> = entries.into_values().collect();
-    entries.sort_by_key(|(seq, _, _)| *seq);
+/// The entries' reports, in their order: inline, or from their files.
+fn read_reports(folder: &mut dyn Folder, entries: Vec<Entry<'_>>) -> io::Result<Vec<PaneReport>> {
     let mut reports = Vec::with_capacity(entries.len());
     for (_, name, inline) in entries {
         let bytes = match inline {
@@ -294,6 +293,7 @@ fn read_reports(folder: &mut dyn Folder, entries: BTreeMap<(u32, bool), Entry<'_
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     /// A folder in memory, written as the watcher writes it.
     #[derive(Default)]

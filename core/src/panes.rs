@@ -176,7 +176,7 @@ impl PaneTable {
     /// when something an agent segment shows changed.
     pub fn sync(&mut self, metas: Vec<PaneMeta>) -> bool {
         let before = self.panes.len();
-        let alive: std::collections::BTreeSet<u32> = metas.iter().map(|m| m.id).collect();
+        let alive = crate::order::set_of(metas.iter().map(|m| m.id));
         self.panes.retain(|id, _| alive.contains(id));
         let mut changed = self.panes.len() != before;
         for meta in metas {
@@ -320,7 +320,9 @@ impl PaneTable {
     /// Agent panes in display order (tab, then id).
     pub fn agents(&self) -> Vec<&Pane> {
         let mut agents: Vec<&Pane> = self.panes.values().filter(|p| Self::shows(&self.watch, p)).collect();
-        agents.sort_by_key(|p| (p.meta.tab, p.meta.id));
+        crate::order::sort_by_rank(&mut agents, |p| {
+            crate::order::rank2(p.meta.tab as u64, u64::from(p.meta.id))
+        });
         agents
     }
 

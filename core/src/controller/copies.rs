@@ -17,7 +17,7 @@ impl Controller {
         self.saw_a_leader |= role != Role::Undecided;
         let lost_leadership = !role.is_leader() && self.role.is_leader();
         let new_leader = role.leader().filter(|l| self.role.leader() != Some(*l));
-        let known: BTreeSet<u32> = self.role.followers().iter().map(|f| f.id).collect();
+        let known = crate::order::set_of(self.role.followers().iter().map(|f| f.id));
         // Copies that appeared since the last pane list have no rows yet.
         self.stale_followers
             .extend(role.followers().iter().map(|f| f.id).filter(|id| !known.contains(id)));
@@ -40,7 +40,7 @@ impl Controller {
         let metas = leader::terminal_panes(&panes, &self.viewed_tabs);
         self.panes = panes;
         self.forward_panes();
-        let alive: BTreeSet<u32> = metas.iter().map(|m| m.id).collect();
+        let alive = crate::order::set_of(metas.iter().map(|m| m.id));
         for closed in self.table.ids().into_iter().filter(|id| !alive.contains(id)) {
             self.delivery.forget(closed);
             self.notifier.forget(closed);
@@ -48,7 +48,7 @@ impl Controller {
         let changed = self.table.sync(metas) || became_leader;
         if took_over {
             // Another leader acted on what these panes show now.
-            self.baseline = self.table.ids().into_iter().collect();
+            self.baseline = crate::order::set_of(self.table.ids());
         } else if !self.role.is_leader() {
             self.baseline.clear();
         }
@@ -252,7 +252,7 @@ impl Controller {
 
     /// Every other copy is to get the rows again.
     fn all_followers_stale(&mut self) {
-        self.stale_followers = self.role.followers().iter().map(|f| f.id).collect();
+        self.stale_followers = crate::order::set_of(self.role.followers().iter().map(|f| f.id));
     }
 
     pub(super) fn sync_stale_followers(&mut self) {

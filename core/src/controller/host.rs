@@ -15,7 +15,7 @@ impl Controller {
         }
         let panes: Vec<String> = ids.iter().map(u32::to_string).collect();
         let request = self.host.start(now);
-        let context = BTreeMap::from([
+        let context = crate::order::map_of([
             (CTX_KIND.to_owned(), "status".to_owned()),
             (CTX_REQUEST.to_owned(), request.to_string()),
         ]);
@@ -37,7 +37,7 @@ impl Controller {
         if !self.config.watcher || self.watcher.running {
             return;
         }
-        let context = BTreeMap::from([(CTX_KIND.to_owned(), "watch".to_owned())]);
+        let context = crate::order::map_of([(CTX_KIND.to_owned(), "watch".to_owned())]);
         let argv = vec![self.config.host_command.clone(), "watch".to_owned()];
         self.out.push(Effect::RunHost { argv, context });
         self.watcher.started();
@@ -55,7 +55,7 @@ impl Controller {
             return;
         }
         let request = self.pulls.start(now);
-        let context = BTreeMap::from([
+        let context = crate::order::map_of([
             (CTX_KIND.to_owned(), "pull".to_owned()),
             (CTX_REQUEST.to_owned(), request.to_string()),
         ]);

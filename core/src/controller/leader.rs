@@ -69,7 +69,9 @@ pub fn elect(me: u32, my_url: Option<&str>, panes: &[PaneEntry], previous: &Role
             kept => kept.clone(),
         };
     };
-    let copies: BTreeSet<(u32, usize)> = copies_of(panes, url).collect();
+    let mut copies: Vec<(u32, usize)> = copies_of(panes, url).collect();
+    crate::order::sort_by_rank(&mut copies, |&(id, tab)| crate::order::rank2(u64::from(id), tab as u64));
+    copies.dedup();
     match copies.first() {
         Some((first, _)) if *first != me => Role::Follower(*first),
         _ => {

@@ -97,7 +97,12 @@ impl Notifier {
             .filter_map(|id| table.get(*id))
             .filter(|p| tells(p.state()) && p.unseen)
             .collect();
-        panes.sort_by_key(|p| attention::order(p.state(), p.unseen, p.fused().since, p.meta.id));
+        crate::order::sort_by_rank(&mut panes, |p| {
+            let order = attention::order(p.state(), p.unseen, p.fused().since, p.meta.id);
+            order.map_or(0, |(rank, since, pane)| {
+                (1 << 127) | crate::order::rank3(rank, since, pane)
+            })
+        });
         let command = self.command.clone()?;
         if panes.is_empty() {
             return None;
@@ -166,7 +171,7 @@ fn run(command: &str, panes: &[&Pane]) -> Effect {
     let summary: Vec<String> = all.iter().map(|f| format!("{} {}", f[1], f[2])).collect();
     let first = &all[0];
     let answers: Vec<String> = panes.iter().map(|p| answer_line(p)).collect();
-    let mut env = BTreeMap::from([
+    let mut env = crate::order::map_of([
         ("TURNSTILE_PANE_ID".to_owned(), first[0].clone()),
         ("TURNSTILE_PANE_NAME".to_owned(), first[1].clone()),
         ("TURNSTILE_STATE".to_owned(), first[2].clone()),
@@ -181,6 +186,6 @@ fn run(command: &str, panes: &[&Pane]) -> Effect {
             .enumerate()
             .map(|(n, answer)| (format!("TURNSTILE_ANSWER_{}", n + 1), answer)),
     );
-    let context = BTreeMap::from([(CTX_KIND.to_owned(), "notify".to_owned())]);
+    let context = crate::order::map_of([(CTX_KIND.to_owned(), "notify".to_owned())]);
     Effect::RunNotifier { argv, env, context }
 }

@@ -190,7 +190,7 @@ impl Controller {
         }
         self.last_hidden_poll = now;
         let reports_flow = self.reports_held || self.storm.is_paused();
-        let agents: BTreeSet<u32> = self.agent_ids().into_iter().collect();
+        let agents = crate::order::set_of(self.agent_ids());
         let unreported: Vec<u32> = self
             .table
             .all()
