@@ -42,6 +42,8 @@ pub mod mailbox;
 pub mod order;
 pub mod panes;
 pub mod protocol;
+#[cfg(feature = "cli")]
+pub mod rules;
 pub mod screen;
 #[cfg(feature = "cli")]
 pub mod simulate;

@@ -1,0 +1,431 @@
+//! Reading a rules file: KDL 1.0 (zellij's dialect, read by the `kdl` 4
+//! crate zellij itself uses) into [`Rules`], or the first problem with its
+//! line. Host only: the plugin cannot read the user's config folder.
+//!
+//! ```kdl
+//! agent "aider" {
+//!     tag "ai"
+//!     process "^aider$"              // the program's (or its script's) file name
+//!     title "aider"                  // or the pane title
+//!     screen {                       // tried in order; the first match says
+//!         waiting "\\(Y\\)es/\\(N\\)o" rows=3
+//!         working "Waiting for|Thinking" rows=4
+//!         done "^> ?$" rows=1
+//!         failed "litellm\\.\\w+Error" rows=6
+//!         working "^⠋|^⠙" title=true
+//!     }
+//!     hooks {                        // `turnstile hook --agent aider --event <event>`
+//!         start "working"
+//!         end "done"
+//!     }
+//! }
+//! ```
+
+use super::{parse_state, HookRule, Pattern, Region, Rules, ScreenRule, UserAgent, DEFAULT_ROWS};
+use crate::agent::AgentKind;
+use kdl::{KdlDocument, KdlEntry, KdlNode};
+use std::fmt;
+use std::path::PathBuf;
+
+/// Most rows a screen rule may read.
+pub const MAX_ROWS: usize = 200;
+/// Longest tag (the bar shows it beside every pane of the agent).
+pub const MAX_TAG_CHARS: usize = 6;
+
+/// The first problem of a rules file: its line, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleError {
+    /// The line (from 1).
+    pub line: usize,
+    /// What is wrong, in one line.
+    pub message: String,
+}
+
+impl fmt::Display for RuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for RuleError {}
+
+/// Where the rules file is unless the plugin's `rules` setting says:
+/// `$XDG_CONFIG_HOME/turnstile/agents.kdl`, else `~/.config/turnstile/agents.kdl`.
+pub fn default_path(var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let config = var("XDG_CONFIG_HOME")
+        .filter(|v| v.starts_with('/'))
+        .map(PathBuf::from)
+        .or_else(|| {
+            var("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".config"))
+        })?;
+    Some(config.join("turnstile").join("agents.kdl"))
+}
+
+/// Reads a rules file's text.
+pub fn parse(text: &str) -> Result<Rules, RuleError> {
+    let document: KdlDocument = text.parse().map_err(|e: kdl::KdlError| RuleError {
+        line: line_of(text, e.span.offset()),
+        message: format!("not KDL: {}", e.help.or(e.label).unwrap_or("a syntax error")),
+    })?;
+    let reader = Reader { text };
+    let mut rules = Rules::default();
+    for node in document.nodes() {
+        let agent = reader.agent(node)?;
+        if rules.agent(&agent.name).is_some() {
+            return Err(reader.error(node, format!("agent \"{}\" is described twice", agent.name)));
+        }
+        rules.agents.push(agent);
+    }
+    Ok(rules)
+}
+
+/// The line of a byte offset (from 1).
+fn line_of(text: &str, offset: usize) -> usize {
+    let end = text.len().min(offset);
+    let end = (0..=end).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+    text[..end].matches('\n').count() + 1
+}
+
+struct Reader<'a> {
+    text: &'a str,
+}
+
+impl Reader<'_> {
+    fn line(&self, node: &KdlNode) -> usize {
+        line_of(self.text, node.name().span().offset())
+    }
+
+    fn error(&self, node: &KdlNode, message: String) -> RuleError {
+        RuleError {
+            line: self.line(node),
+            message,
+        }
+    }
+
+    fn agent(&self, node: &KdlNode) -> Result<UserAgent, RuleError> {
+        if node.name().value() != "agent" {
+            let what = format!(
+                "unknown node \"{}\": a rules file holds `agent` nodes",
+                node.name().value()
+            );
+            return Err(self.error(node, what));
+        }
+        let name = self.argument(node, "agent \"<name>\" { … }")?;
+        if node.entries().len() != 1 {
+            return Err(self.error(node, "expected agent \"<name>\" { … }".to_owned()));
+        }
+        if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(self.error(node, format!("agent name {name:?}: one word, please")));
+        }
+        let mut agent = UserAgent {
+            tag: name.chars().take(2).collect(),
+            name: name.to_owned(),
+            line: self.line(node),
+            process: None,
+            argv: None,
+            title: None,
+            screen: Vec::new(),
+            hooks: Vec::new(),
+            replaces: None,
+        };
+        for child in node.children().map(KdlDocument::nodes).unwrap_or_default() {
+            self.agent_part(&mut agent, child)?;
+        }
+        self.check_agent(node, &agent)?;
+        Ok(agent)
+    }
+
+    fn agent_part(&self, agent: &mut UserAgent, node: &KdlNode) -> Result<(), RuleError> {
+        let line = self.line(node);
+        let pattern = |what: &str| -> Result<Pattern, RuleError> {
+            let source = self.only_string(node, what)?;
+            Pattern::new(source, line).map_err(|why| self.error(node, format!("{what}: {why}")))
+        };
+        match node.name().value() {
+            "tag" => {
+                let tag = self.only_string(node, "tag \"<tag>\"")?;
+                if tag.is_empty() || tag.chars().count() > MAX_TAG_CHARS {
+                    return Err(self.error(node, format!("tag {tag:?}: 1 to {MAX_TAG_CHARS} characters")));
+                }
+                agent.tag = tag.to_owned();
+            }
+            "process" => agent.process = Some(pattern("process \"<pattern>\"")?),
+            "argv" => agent.argv = Some(pattern("argv \"<pattern>\"")?),
+            "title" => agent.title = Some(pattern("title \"<pattern>\"")?),
+            "replaces" => {
+                let kind = self.only_string(node, "replaces \"<built-in kind>\"")?;
+                let known = AgentKind::parse(kind)
+                    .ok_or_else(|| self.error(node, format!("replaces {kind:?}: no built-in kind of that name")))?;
+                agent.replaces = Some(known);
+            }
+            "screen" => {
+                for rule in node.children().map(KdlDocument::nodes).unwrap_or_default() {
+                    agent.screen.push(self.screen_rule(rule)?);
+                }
+            }
+            "hooks" => {
+                for hook in node.children().map(KdlDocument::nodes).unwrap_or_default() {
+                    agent.hooks.push(self.hook_rule(hook)?);
+                }
+            }
+            other => {
+                let known = "tag, process, argv, title, replaces, screen, hooks";
+                return Err(self.error(node, format!("unknown node \"{other}\" in an agent (known: {known})")));
+            }
+        }
+        Ok(())
+    }
+
+    /// An agent as a whole: recognisable, and replacing a built-in kind only
+    /// when it says so.
+    fn check_agent(&self, node: &KdlNode, agent: &UserAgent) -> Result<(), RuleError> {
+        if agent.process.is_none() && agent.argv.is_none() && agent.title.is_none() {
+            let what = format!(
+                "agent \"{}\" cannot be recognised: give it process, argv or title",
+                agent.name
+            );
+            return Err(self.error(node, what));
+        }
+        if let Some(kind) = AgentKind::parse(&agent.name).filter(|k| agent.replaces != Some(*k)) {
+            let what = format!(
+                "agent \"{}\" is built in: write `replaces \"{}\"` to replace it",
+                agent.name,
+                kind.name()
+            );
+            return Err(self.error(node, what));
+        }
+        Ok(())
+    }
+
+    /// `<state> "<pattern>" [rows=N | title=true]`.
+    fn screen_rule(&self, node: &KdlNode) -> Result<ScreenRule, RuleError> {
+        let word = node.name().value();
+        let state = parse_state(word).ok_or_else(|| {
+            let known = "working, waiting, done, failed, interrupted, idle, blocked, error";
+            self.error(node, format!("screen rule \"{word}\": not a state (known: {known})"))
+        })?;
+        let what = format!("{word} \"<pattern>\" [rows=N | title=true]");
+        let source = self.argument(node, &what)?;
+        let pattern =
+            Pattern::new(source, self.line(node)).map_err(|why| self.error(node, format!("{word}: {why}")))?;
+        let mut region = Region::Last(DEFAULT_ROWS);
+        for (key, entry) in self.properties(node, &what)? {
+            region = match (key, entry.value()) {
+                ("rows", value) => match value.as_i64() {
+                    Some(n @ 1..) if n as usize <= MAX_ROWS => Region::Last(n as usize),
+                    _ => return Err(self.error(node, format!("rows: a number from 1 to {MAX_ROWS}"))),
+                },
+                ("title", value) if value.as_bool() == Some(true) => Region::Title,
+                ("title", value) if value.as_bool() == Some(false) => region,
+                (key, _) => return Err(self.error(node, format!("{key}: not a region ({what})"))),
+            };
+        }
+        Ok(ScreenRule { state, region, pattern })
+    }
+
+    /// `<event> "<state>"`.
+    fn hook_rule(&self, node: &KdlNode) -> Result<HookRule, RuleError> {
+        let event = node.name().value();
+        let word = self.only_string(node, &format!("{event} \"<state>\""))?;
+        let state =
+            parse_state(word).ok_or_else(|| self.error(node, format!("hook {event}: {word:?} is not a state")))?;
+        Ok(HookRule {
+            event: event.to_owned(),
+            state,
+            line: self.line(node),
+        })
+    }
+
+    /// The node's one string argument, and nothing else.
+    fn only_string<'n>(&self, node: &'n KdlNode, what: &str) -> Result<&'n str, RuleError> {
+        let value = self.argument(node, what)?;
+        if node.entries().len() != 1 || node.children().is_some() {
+            return Err(self.error(node, format!("expected {what}")));
+        }
+        Ok(value)
+    }
+
+    /// The node's first argument, a string.
+    fn argument<'n>(&self, node: &'n KdlNode, what: &str) -> Result<&'n str, RuleError> {
+        let arguments: Vec<&KdlEntry> = node.entries().iter().filter(|e| e.name().is_none()).collect();
+        match arguments.as_slice() {
+            [one] => one
+                .value()
+                .as_string()
+                .ok_or_else(|| self.error(node, format!("expected {what}: a quoted string"))),
+            _ => Err(self.error(node, format!("expected {what}"))),
+        }
+    }
+
+    /// The node's properties (`key=value`).
+    fn properties<'n>(&self, node: &'n KdlNode, what: &str) -> Result<Vec<(&'n str, &'n KdlEntry)>, RuleError> {
+        if node.children().is_some() {
+            return Err(self.error(node, format!("expected {what}, without a block")));
+        }
+        Ok(node
+            .entries()
+            .iter()
+            .filter_map(|e| Some((e.name()?.value(), e)))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::State;
+    use proptest::prelude::*;
+
+    const EXAMPLE: &str = r#"
+// Aider, as its screen shows it.
+agent "aider" {
+    tag "ai"
+    process "^aider$"
+    screen {
+        waiting "\\(Y\\)es/\\(N\\)o" rows=3
+        working "Waiting for|Thinking" rows=4
+        done "^> ?$" rows=1
+        error "litellm\\.\\w+Error" rows=6
+        working "^⠋" title=true
+    }
+    hooks {
+        start "working"
+        end "done"
+    }
+}
+agent "mytool" {
+    title "^mytool"
+}
+"#;
+
+    fn error_of(text: &str) -> RuleError {
+        parse(text).expect_err(text)
+    }
+
+    #[test]
+    fn the_example_reads_as_written() {
+        let rules = parse(EXAMPLE).unwrap();
+        let aider = rules.agent("aider").unwrap();
+        assert_eq!((aider.tag.as_str(), aider.line, aider.screen.len()), ("ai", 3, 5));
+        assert_eq!(aider.screen[3].state, State::Failed, "the protocol's `error`");
+        assert_eq!(aider.screen[0].region, Region::Last(3));
+        assert_eq!(aider.screen[4].region, Region::Title);
+        assert_eq!(aider.screen[1].pattern.line(), 8);
+        assert_eq!(aider.hook_state("end"), Some(State::Done));
+        let tool = rules.agent("mytool").unwrap();
+        assert_eq!((tool.tag.as_str(), tool.screen.len()), ("my", 0));
+        let rows = vec!["Thinking…".to_owned()];
+        assert_eq!(
+            aider.classify(&rows, "").map(|m| (m.state, m.line)),
+            Some((State::Working, 8))
+        );
+    }
+
+    #[test]
+    fn every_problem_is_named_with_its_line() {
+        let cases: &[(&str, usize, &str)] = &[
+            ("agent \"a\" {\n  title \"x\"\n", 1, "not KDL"),
+            ("agent \"a\" {\n  title \"(x\"\n}", 2, "title"),
+            (
+                "agent \"a\" {\n  title \"x\"\n  screen {\n    finito \"x\"\n  }\n}",
+                4,
+                "not a state",
+            ),
+            (
+                "agent \"a\" {\n  title \"x\"\n  screen {\n    done \"x\" rows=0\n  }\n}",
+                4,
+                "rows",
+            ),
+            (
+                "agent \"a\" {\n  title \"x\"\n  screen {\n    done \"x\" colour=1\n  }\n}",
+                4,
+                "not a region",
+            ),
+            (
+                "agent \"a\" {\n  title \"x\"\n  scren {\n  }\n}",
+                3,
+                "unknown node \"scren\"",
+            ),
+            ("\n\nagent \"a\" {\n  tag \"a\"\n}", 3, "cannot be recognised"),
+            ("agent \"claude\" {\n  title \"x\"\n}", 1, "built in"),
+            (
+                "agent \"a\" {\n  title \"x\"\n  replaces \"vim\"\n}",
+                3,
+                "no built-in kind",
+            ),
+            (
+                "agent \"a\" {\n  title \"x\"\n}\nagent \"a\" {\n  title \"y\"\n}",
+                4,
+                "twice",
+            ),
+            ("agent \"a\" {\n  title \"x\"\n  tag \"toolong\"\n}", 3, "tag"),
+            ("agnt \"a\"", 1, "unknown node"),
+            ("agent 3 {\n title \"x\"\n}", 1, "quoted string"),
+            (
+                "agent \"a\" {\n  title \"x\"\n  hooks {\n    end \"ended\"\n  }\n}",
+                4,
+                "not a state",
+            ),
+            ("// é ü\nagent \"a\" {\n  title \"(\"\n}", 3, "title"),
+        ];
+        for (text, line, says) in cases {
+            let e = error_of(text);
+            assert_eq!(e.line, *line, "{text:?}: {e}");
+            assert!(e.message.contains(says), "{text:?}: {e}");
+            assert!(!e.to_string().contains('\n'), "one line: {e}");
+        }
+    }
+
+    #[test]
+    fn a_built_in_kind_is_replaced_only_when_the_file_says_so() {
+        let rules = parse("agent \"claude\" {\n  process \"^claude$\"\n  replaces \"claude\"\n}").unwrap();
+        assert_eq!(rules.agents[0].replaces, Some(AgentKind::Claude));
+    }
+
+    #[test]
+    fn the_default_path_is_under_the_users_config_folder() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        };
+        let home = env(&[("HOME", "/home/u")]);
+        assert_eq!(
+            default_path(&home),
+            Some(PathBuf::from("/home/u/.config/turnstile/agents.kdl"))
+        );
+        let xdg = env(&[("HOME", "/home/u"), ("XDG_CONFIG_HOME", "/etc/x")]);
+        assert_eq!(default_path(&xdg), Some(PathBuf::from("/etc/x/turnstile/agents.kdl")));
+        let relative = env(&[("HOME", "/home/u"), ("XDG_CONFIG_HOME", "rel")]);
+        assert_eq!(
+            default_path(&relative),
+            Some(PathBuf::from("/home/u/.config/turnstile/agents.kdl"))
+        );
+        assert_eq!(default_path(&env(&[])), None);
+    }
+
+    proptest! {
+        /// Whatever the file says and whatever the screen shows, reading
+        /// and matching never panic; a file that reads gives rules whose
+        /// every match names a rule of the file.
+        #[test]
+        fn any_rules_and_any_screen_never_panic(
+            pattern in "[a-z\\\\^$.*+?()\\[\\]{}|⠋ é-]{0,12}",
+            state in "(working|waiting|done|failed|error|blocked|idle|nope)",
+            rows in proptest::collection::vec("[a-z ⠋().*>é-]{0,20}", 0..8),
+            region in "(rows=[0-9]{1,3}|title=true|title=false|)",
+            junk in "[{}\"a-z =\\n]{0,30}",
+        ) {
+            let text = format!("agent \"x\" {{\n title \"t\"\n screen {{\n  {state} {pattern:?} {region}\n }}\n}}\n");
+            if let Ok(rules) = parse(&text) {
+                for agent in &rules.agents {
+                    if let Some(hit) = agent.classify(&rows, "t ⠋") {
+                        prop_assert_eq!(hit.line, 4);
+                    }
+                }
+            }
+            let _ = parse(&format!("{text}{junk}"));
+            let _ = parse(&junk);
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! User-defined agents: what a rules file says, and what its rules say of
+//! a pane.
+//!
+//! A rules file describes, in KDL like zellij's own configuration, agents
+//! turnstile does not know: how to recognise one (its program, its command
+//! line, its pane title), what its screen says (regular expressions over the
+//! last rows or the title, each naming a state, tried in the file's order)
+//! and what its hook events mean. `file.rs` reads the file; this module
+//! holds the model and the matching, pure. Patterns are `regex-lite`'s (the
+//! `regex` crate's syntax without Unicode classes): the full `regex` adds
+//! 227–297 KB to `turnstile.wasm`, `regex-lite` 47 KB, and one engine on
+//! both sides gives the same answers.
+//!
+//! A rule never says more than it is written to: a screen rule is a guess
+//! like every screen rule (the arbiter keeps a screen done unconfirmed), and
+//! a user agent replaces a built-in kind only when its file says so.
+//!
+//! Not wired yet: the bar does not read a rules file (host only for now,
+//! so `turnstile.wasm` carries no regex engine until its size allows).
+
+pub mod file;
+
+use crate::agent::AgentKind;
+use crate::State;
+
+/// Every user-defined agent of one rules file, in its order.
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    /// The agents, in the file's order (the first that recognises a pane wins).
+    pub agents: Vec<UserAgent>,
+}
+
+/// One agent a rules file describes.
+#[derive(Debug, Clone)]
+pub struct UserAgent {
+    /// Its name (`agent "<name>"`): in JSON, in `explain`, for hooks.
+    pub name: String,
+    /// Its short tag in the bar (`tag`; the name's first two letters by default).
+    pub tag: String,
+    /// The line of its `agent` node.
+    pub line: usize,
+    /// Matched against the file name of the program and of the script an
+    /// interpreter runs (`process`).
+    pub process: Option<Pattern>,
+    /// Matched against the whole command line, arguments joined by spaces (`argv`).
+    pub argv: Option<Pattern>,
+    /// Matched against the pane title (`title`).
+    pub title: Option<Pattern>,
+    /// What its screen says, tried in order (`screen { … }`).
+    pub screen: Vec<ScreenRule>,
+    /// What its hook events mean (`hooks { … }`).
+    pub hooks: Vec<HookRule>,
+    /// The built-in kind it replaces (`replaces "<kind>"`): never implied.
+    pub replaces: Option<AgentKind>,
+}
+
+/// A compiled regular expression and where it was written.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    source: String,
+    regex: regex_lite::Regex,
+    line: usize,
+}
+
+/// The part of the screen a rule reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    /// The last `n` rows that are not blank.
+    Last(usize),
+    /// The pane title.
+    Title,
+}
+
+/// One screen rule: a pattern over a region, and the state it says.
+#[derive(Debug, Clone)]
+pub struct ScreenRule {
+    /// The state a match says.
+    pub state: State,
+    /// What it reads.
+    pub region: Region,
+    /// What it looks for.
+    pub pattern: Pattern,
+}
+
+/// One hook rule: an event name and the state it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookRule {
+    /// The event, as `turnstile hook --agent <name> --event <event>` names it.
+    pub event: String,
+    /// The state it says.
+    pub state: State,
+    /// Where it was written.
+    pub line: usize,
+}
+
+/// A screen rule that matched: the state, and which rule said it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleMatch<'a> {
+    /// The state it says.
+    pub state: State,
+    /// The rule's line in its file.
+    pub line: usize,
+    /// The rule's pattern, as written.
+    pub pattern: &'a str,
+}
+
+/// Rows a rule reads when its file names no region.
+pub const DEFAULT_ROWS: usize = 5;
+
+impl Pattern {
+    /// Compiles `source`, written on `line`; the engine's reason when it
+    /// does not compile.
+    pub fn new(source: &str, line: usize) -> Result<Pattern, String> {
+        let regex = regex_lite::RegexBuilder::new(source)
+            .size_limit(1 << 20)
+            .nest_limit(64)
+            .build()
+            .map_err(|e| first_line(&e.to_string()))?;
+        Ok(Pattern {
+            source: source.to_owned(),
+            regex,
+            line,
+        })
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Its line in its file.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// True when it matches somewhere in `text`.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.regex.is_match(text)
+    }
+}
+
+impl Rules {
+    /// The agent of a process whose argv is `argv` (`None`: none of them).
+    pub fn agent_of_argv(&self, argv: &[String]) -> Option<&UserAgent> {
+        self.agents.iter().find(|a| a.runs(argv))
+    }
+
+    /// The agent a pane's title names (`None`: none of them).
+    pub fn agent_of_title(&self, title: &str) -> Option<&UserAgent> {
+        self.agents
+            .iter()
+            .find(|a| a.title.as_ref().is_some_and(|t| t.is_match(title)))
+    }
+
+    /// The agent named `name`.
+    pub fn agent(&self, name: &str) -> Option<&UserAgent> {
+        self.agents.iter().find(|a| a.name == name)
+    }
+}
+
+impl UserAgent {
+    /// True when a process's argv runs this agent: its `process` pattern
+    /// matches the program's file name or, for a script an interpreter
+    /// runs, the script's; its `argv` pattern the command line. Both must
+    /// match where both are written; an agent with neither is recognised
+    /// by its title only.
+    pub fn runs(&self, argv: &[String]) -> bool {
+        if self.process.is_none() && self.argv.is_none() {
+            return false;
+        }
+        let file_name = |arg: &'_ String| arg.rsplit('/').next().unwrap_or(arg).to_owned();
+        let program = argv.first().map(file_name).unwrap_or_default();
+        let script = argv.get(1).filter(|_| is_interpreter(&program)).map(file_name);
+        let by_process = self
+            .process
+            .as_ref()
+            .is_none_or(|p| p.is_match(&program) || script.is_some_and(|s| p.is_match(&s)));
+        by_process && self.argv.as_ref().is_none_or(|p| p.is_match(&argv.join(" ")))
+    }
+
+    /// The first screen rule that matches the pane's rows and title.
+    pub fn classify<'a>(&'a self, rows: &[String], title: &str) -> Option<RuleMatch<'a>> {
+        self.screen
+            .iter()
+            .find(|rule| rule.matches(rows, title))
+            .map(|rule| RuleMatch {
+                state: rule.state,
+                line: rule.pattern.line,
+                pattern: rule.pattern.as_str(),
+            })
+    }
+
+    /// The state a hook event says (`None`: the file says nothing of it).
+    pub fn hook_state(&self, event: &str) -> Option<State> {
+        self.hooks.iter().find(|h| h.event == event).map(|h| h.state)
+    }
+}
+
+impl ScreenRule {
+    /// True when the pattern matches a row of the region (or the title).
+    pub fn matches(&self, rows: &[String], title: &str) -> bool {
+        match self.region {
+            Region::Title => self.pattern.is_match(title),
+            Region::Last(n) => rows
+                .iter()
+                .rev()
+                .map(|row| row.trim_end())
+                .filter(|row| !row.is_empty())
+                .take(n)
+                .any(|row| self.pattern.is_match(row)),
+        }
+    }
+}
+
+/// A state's name in a rules file: turnstile's, or the Program Status
+/// Protocol's (`blocked`, `error`).
+pub fn parse_state(name: &str) -> Option<State> {
+    crate::agent::program::parse_state(name).filter(|s| *s != State::Unknown)
+}
+
+/// True for a program that runs the script its first argument names.
+fn is_interpreter(program: &str) -> bool {
+    matches!(
+        program,
+        "node" | "bun" | "deno" | "ruby" | "perl" | "sh" | "bash" | "zsh"
+    ) || program.starts_with("python")
+}
+
+fn first_line(text: &str) -> String {
+    crate::text::first_line(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(state: State, region: Region, pattern: &str) -> ScreenRule {
+        ScreenRule {
+            state,
+            region,
+            pattern: Pattern::new(pattern, 1).unwrap(),
+        }
+    }
+
+    fn agent(screen: Vec<ScreenRule>) -> UserAgent {
+        UserAgent {
+            name: "aider".into(),
+            tag: "ai".into(),
+            line: 1,
+            process: Some(Pattern::new("^aider$", 2).unwrap()),
+            argv: None,
+            title: None,
+            screen,
+            hooks: Vec::new(),
+            replaces: None,
+        }
+    }
+
+    fn rows(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn the_first_rule_that_matches_its_region_says_the_state() {
+        let a = agent(vec![
+            rule(State::Waiting, Region::Last(3), r"\(Y\)es/\(N\)o"),
+            rule(State::Working, Region::Title, "^⠋|^⠙"),
+            rule(State::Done, Region::Last(1), r"^> $|^>$"),
+        ]);
+        let screen = rows(&["some answer", "", "> ", "   "]);
+        let hit = a.classify(&screen, "aider").unwrap();
+        assert_eq!((hit.state, hit.pattern), (State::Done, r"^> $|^>$"));
+        assert_eq!(a.classify(&screen, "⠋ aider").unwrap().state, State::Working);
+        let asking = rows(&["Create file? (Y)es/(N)o [Yes]:", "> "]);
+        assert_eq!(a.classify(&asking, "").unwrap().state, State::Waiting);
+        assert_eq!(a.classify(&rows(&["> ", "more output"]), ""), None, "only the last row");
+    }
+
+    #[test]
+    fn a_process_is_recognised_by_its_program_or_its_script() {
+        let a = agent(Vec::new());
+        let argv = |args: &[&str]| args.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(a.runs(&argv(&["/usr/local/bin/aider", "--model", "x"])));
+        assert!(a.runs(&argv(&["python3", "/home/u/.local/bin/aider"])));
+        assert!(
+            !a.runs(&argv(&["vim", "aider"])),
+            "only the program, or an interpreter's script"
+        );
+        assert!(!a.runs(&argv(&["python3", "-m", "aider"])));
+        let by_argv = UserAgent {
+            process: None,
+            argv: Some(Pattern::new(r"-m aider\b", 1).unwrap()),
+            ..agent(Vec::new())
+        };
+        assert!(by_argv.runs(&argv(&["python3", "-m", "aider"])));
+        let by_title = UserAgent {
+            process: None,
+            title: Some(Pattern::new("^aider", 1).unwrap()),
+            ..agent(Vec::new())
+        };
+        assert!(!by_title.runs(&argv(&["aider"])), "recognised by its title only");
+        let rules = Rules {
+            agents: vec![by_argv, by_title],
+        };
+        assert_eq!(
+            rules.agent_of_title("aider v0.86").map(|a| a.title.is_some()),
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn state_names_are_turnstiles_or_the_program_status_protocols() {
+        assert_eq!(parse_state("blocked"), Some(State::Waiting));
+        assert_eq!(parse_state("error"), Some(State::Failed));
+        assert_eq!(parse_state("done"), Some(State::Done));
+        assert_eq!(parse_state("unknown"), None);
+        assert_eq!(parse_state("finito"), None);
+    }
+
+    #[test]
+    fn a_pattern_that_does_not_compile_says_why_in_one_line() {
+        let why = Pattern::new("(unclosed", 3).unwrap_err();
+        assert!(!why.is_empty() && !why.contains('\n'), "{why}");
+        assert!(Pattern::new(&"(".repeat(200), 1).is_err(), "nesting is bounded");
+    }
+}
