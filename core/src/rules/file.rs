@@ -325,52 +325,27 @@ agent "mytool" {
 
     #[test]
     fn every_problem_is_named_with_its_line() {
-        let cases: &[(&str, usize, &str)] = &[
-            ("agent \"a\" {\n  title \"x\"\n", 1, "not KDL"),
-            ("agent \"a\" {\n  title \"(x\"\n}", 2, "title"),
-            (
-                "agent \"a\" {\n  title \"x\"\n  screen {\n    finito \"x\"\n  }\n}",
-                4,
-                "not a state",
-            ),
-            (
-                "agent \"a\" {\n  title \"x\"\n  screen {\n    done \"x\" rows=0\n  }\n}",
-                4,
-                "rows",
-            ),
-            (
-                "agent \"a\" {\n  title \"x\"\n  screen {\n    done \"x\" colour=1\n  }\n}",
-                4,
-                "not a region",
-            ),
-            (
-                "agent \"a\" {\n  title \"x\"\n  scren {\n  }\n}",
-                3,
-                "unknown node \"scren\"",
-            ),
-            ("\n\nagent \"a\" {\n  tag \"a\"\n}", 3, "cannot be recognised"),
-            ("agent \"claude\" {\n  title \"x\"\n}", 1, "built in"),
-            (
-                "agent \"a\" {\n  title \"x\"\n  replaces \"vim\"\n}",
-                3,
-                "no built-in kind",
-            ),
-            (
-                "agent \"a\" {\n  title \"x\"\n}\nagent \"a\" {\n  title \"y\"\n}",
-                4,
-                "twice",
-            ),
-            ("agent \"a\" {\n  title \"x\"\n  tag \"toolong\"\n}", 3, "tag"),
-            ("agnt \"a\"", 1, "unknown node"),
-            ("agent 3 {\n title \"x\"\n}", 1, "quoted string"),
-            (
-                "agent \"a\" {\n  title \"x\"\n  hooks {\n    end \"ended\"\n  }\n}",
-                4,
-                "not a state",
-            ),
-            ("// é ü\nagent \"a\" {\n  title \"(\"\n}", 3, "title"),
+        // An agent "a" known by its title, with `body` after that line.
+        let agent = |body: &str| format!("agent \"a\" {{\n  title \"x\"\n{body}}}");
+        let screen = |rule: &str| agent(&format!("  screen {{\n    {rule}\n  }}\n"));
+        let cases: Vec<(String, usize, &str)> = vec![
+            ("agent \"a\" {\n  title \"x\"\n".into(), 1, "not KDL"),
+            ("agent \"a\" {\n  title \"(x\"\n}".into(), 2, "title"),
+            (screen("finito \"x\""), 4, "not a state"),
+            (screen("done \"x\" rows=0"), 4, "rows"),
+            (screen("done \"x\" colour=1"), 4, "not a region"),
+            (agent("  scren {\n  }\n"), 3, "unknown node \"scren\""),
+            ("\n\nagent \"a\" {\n  tag \"a\"\n}".into(), 3, "cannot be recognised"),
+            ("agent \"claude\" {\n  title \"x\"\n}".into(), 1, "built in"),
+            (agent("  replaces \"vim\"\n"), 3, "no built-in kind"),
+            (format!("{}\n{}", agent(""), agent("")), 4, "twice"),
+            (agent("  tag \"toolong\"\n"), 3, "tag"),
+            ("agnt \"a\"".into(), 1, "unknown node"),
+            ("agent 3 {\n title \"x\"\n}".into(), 1, "quoted string"),
+            (agent("  hooks {\n    end \"ended\"\n  }\n"), 4, "not a state"),
+            ("// é ü\nagent \"a\" {\n  title \"(\"\n}".into(), 3, "title"),
         ];
-        for (text, line, says) in cases {
+        for (text, line, says) in &cases {
             let e = error_of(text);
             assert_eq!(e.line, *line, "{text:?}: {e}");
             assert!(e.message.contains(says), "{text:?}: {e}");
