@@ -96,6 +96,9 @@ pub struct PaneArbiter {
     /// the same turn (a permission notice fired late, an idle notice that
     /// raced the turn-end hook) may replace. A hook's turn start forgets it.
     turn_end_hook: Option<Verdict>,
+    /// When the newest hook that starts a turn was fired: an end reported
+    /// late is this turn's only when it is newer.
+    turn_started_at: Millis,
     fused: Fused,
 }
 
@@ -128,18 +131,20 @@ impl PaneArbiter {
         let at = verdict.at;
         let turn_runs =
             verdict.source == Source::Transcript && verdict.state == State::Working && verdict.candidate.is_none();
-        if self
-            .slot(verdict.source)
-            .as_ref()
-            .is_some_and(|old| marks_what_is_known(&old.verdict, &verdict) || is_stale_hook(&old.verdict, &verdict))
-        {
-            return None;
-        }
         if verdict.source == Source::Hook {
-            if self.echoes_the_turn_end(&verdict) {
-                return None;
-            }
+            let ended_before = self.turn_end_hook.clone();
             self.note_turn_end_hook(&verdict);
+            let known = self.hook.as_ref().is_some_and(|old| {
+                marks_what_is_known(&old.verdict, &verdict) || is_stale_hook(&old.verdict, &verdict)
+            });
+            if known || self.echoes_the_turn_end(&verdict) {
+                // A late report of an older event may still be the turn's
+                // end (hook processes finish in either order under load).
+                let newest = self.hook.as_ref().map_or(at, |h| h.verdict.at.max(at));
+                return (self.turn_end_hook != ended_before)
+                    .then(|| self.refuse(newest))
+                    .flatten();
+            }
         }
         let slot = self.slot(verdict.source);
         let since = match slot {
@@ -162,14 +167,25 @@ impl PaneArbiter {
         }
     }
 
-    /// Keeps a hook's turn end (a done, or a mark of one) until a hook says
-    /// a turn starts (working with nothing that may end it) or a session
-    /// starts.
+    /// Keeps a hook's turn end (a done, or a mark of one), also one whose
+    /// report came after a newer hook's, until a newer hook says a turn
+    /// starts (working with nothing that may end it) or a session starts.
     fn note_turn_end_hook(&mut self, verdict: &Verdict) {
-        if verdict.state == State::Done || verdict.candidate == Some(State::Done) {
+        let at = verdict.at;
+        let ends = verdict.state == State::Done || verdict.candidate == Some(State::Done);
+        if !ends && matches!(verdict.state, State::Working | State::Idle) {
+            self.turn_started_at = self.turn_started_at.max(at);
+            if self.turn_end_hook.as_ref().is_some_and(|end| end.at <= at) {
+                self.turn_end_hook = None;
+            }
+        } else if ends
+            && at >= self.turn_started_at
+            && self
+                .turn_end_hook
+                .as_ref()
+                .is_none_or(|end| end.at <= at && end.key != verdict.key)
+        {
             self.turn_end_hook = Some(verdict.clone());
-        } else if matches!(verdict.state, State::Working | State::Idle) {
-            self.turn_end_hook = None;
         }
     }
 
@@ -556,6 +572,42 @@ mod tests {
             });
             assert_eq!(a.fused().state, State::Working, "{late}: {:?}", a.fused());
         }
+    }
+
+    /// Seen in CI under two busy loops (Qwen Code, an approved tool): the
+    /// `Stop` hook's process finished after a later `Notification`'s, so
+    /// its report came second and older than the pane's newest hook. It is
+    /// still the turn's end; an older turn's end reported late is not.
+    #[test]
+    fn a_turn_end_reported_after_a_later_hook_event_still_ends_the_turn() {
+        let mut a = PaneArbiter::new();
+        a.observe(v(State::Working, Source::Hook, 5)); // UserPromptSubmit
+        a.observe(keyed(State::Working, "300", 10)); // the tool's result
+        a.observe(v(State::Waiting, Source::Hook, 22)); // a late Notification, first
+        a.observe(v(State::Working, Source::Screen, 23));
+        let stop = Verdict {
+            log_seen: Some(300),
+            ..v(State::Done, Source::Hook, 20)
+        };
+        a.observe(stop);
+        let answer = Verdict {
+            candidate: Some(State::Done),
+            ..keyed(State::Working, "500", 30)
+        };
+        let edge = a.observe(answer);
+        assert!(edge.is_some_and(|e| e.is_confirmed_done()), "{:?}", a.fused());
+        // The next turn starts; the previous Stop reported late again is no end of it.
+        a.observe(v(State::Working, Source::Hook, 40));
+        a.observe(keyed(State::Working, "900", 41));
+        a.observe(Verdict {
+            candidate: Some(State::Done),
+            ..v(State::Working, Source::Hook, 20)
+        });
+        a.observe(Verdict {
+            candidate: Some(State::Done),
+            ..keyed(State::Working, "950", 45)
+        });
+        assert_eq!(a.fused().state, State::Working, "{:?}", a.fused());
     }
 
     /// The watcher posts the mark a hook's record leaves (its report may be
