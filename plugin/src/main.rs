@@ -85,16 +85,12 @@ impl TmpFolder {
             },
         };
         file.file.seek(io::SeekFrom::Start(from))?;
-        // Grown as bytes come (a length read from a file is no promise).
-        let mut bytes = Vec::with_capacity(len.min(64 << 10) as usize);
-        (&mut file.file).take(len).read_to_end(&mut bytes)?;
+        let bytes = read_up_to(&mut file.file, len)?;
         file.reads_left -= 1;
         *kept = Some(file);
         Ok(bytes)
     }
-}
 
-impl TmpFolder {
     /// Opens a regular file only (a FIFO would block zellij's plugin thread)
     /// of at most `max` bytes; its size.
     fn open(&self, name: &str, max: u64) -> io::Result<(std::fs::File, u64)> {
@@ -110,17 +106,11 @@ impl TmpFolder {
     }
 }
 
-/// Reads up to `len` bytes (the size the file had: one read, mostly).
+/// Reads up to `len` bytes from where the file stands (one read, mostly),
+/// the buffer grown as bytes come: a length read from a file is no promise.
 fn read_up_to(file: &mut std::fs::File, len: u64) -> io::Result<Vec<u8>> {
-    let mut bytes = vec![0; len as usize];
-    let mut filled = 0;
-    while filled < bytes.len() {
-        match file.read(&mut bytes[filled..])? {
-            0 => break,
-            n => filled += n,
-        }
-    }
-    bytes.truncate(filled);
+    let mut bytes = Vec::with_capacity(len.min(64 << 10) as usize);
+    file.take(len).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
