@@ -563,14 +563,7 @@ mod tests {
             a.observe(v(State::Working, Source::Screen, 25)); // the answer streams
             let edge = a.observe(answer.clone());
             assert!(edge.is_some_and(|e| e.is_confirmed_done()), "{late}: {:?}", a.fused());
-            // The next turn starts: its preamble is no done.
-            a.observe(v(State::Working, Source::Hook, 40));
-            a.observe(keyed(State::Working, "900", 41));
-            a.observe(Verdict {
-                candidate: Some(State::Done),
-                ..keyed(State::Working, "950", 45)
-            });
-            assert_eq!(a.fused().state, State::Working, "{late}: {:?}", a.fused());
+            next_turns_preamble_is_no_done(&mut a);
         }
     }
 
@@ -596,13 +589,20 @@ mod tests {
         };
         let edge = a.observe(answer);
         assert!(edge.is_some_and(|e| e.is_confirmed_done()), "{:?}", a.fused());
-        // The next turn starts; the previous Stop reported late again is no end of it.
+        // The previous Stop, reported late again, is no end of the next turn.
         a.observe(v(State::Working, Source::Hook, 40));
-        a.observe(keyed(State::Working, "900", 41));
         a.observe(Verdict {
             candidate: Some(State::Done),
             ..v(State::Working, Source::Hook, 20)
         });
+        next_turns_preamble_is_no_done(&mut a);
+    }
+
+    /// The next turn starts (its prompt hook at 40, its log at 41); its
+    /// preamble, a candidate, is no done.
+    fn next_turns_preamble_is_no_done(a: &mut PaneArbiter) {
+        a.observe(v(State::Working, Source::Hook, 40));
+        a.observe(keyed(State::Working, "900", 41));
         a.observe(Verdict {
             candidate: Some(State::Done),
             ..keyed(State::Working, "950", 45)
