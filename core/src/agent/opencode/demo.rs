@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use serde_json::{json, Value};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The simulated database's tables (the columns turnstile reads).
 const SCHEMA: &str = "PRAGMA journal_mode=WAL;
@@ -19,11 +19,37 @@ CREATE TABLE IF NOT EXISTS session (id TEXT PRIMARY KEY, parent_id TEXT, directo
 CREATE TABLE IF NOT EXISTS event (id TEXT PRIMARY KEY, aggregate_id TEXT NOT NULL,
   seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL);";
 
-fn database(log: &Path) -> io::Result<Connection> {
-    let db = Connection::open(log.parent().unwrap_or(log)).map_err(io::Error::other)?;
-    db.busy_timeout(std::time::Duration::from_secs(2))
-        .map_err(io::Error::other)?;
+fn database(log: &Path) -> rusqlite::Result<Connection> {
+    let db = Connection::open(log.parent().unwrap_or(log))?;
+    db.busy_timeout(Duration::from_secs(2))?;
     Ok(db)
+}
+
+/// How long a write waits out other writers of the same database.
+const BUSY_PATIENCE: Duration = Duration::from_secs(20);
+
+/// Runs `write` again while the database is busy, for up to [`BUSY_PATIENCE`]:
+/// SQLite answers "database is locked" at once, not after its busy timeout,
+/// when two connections switch one database to WAL together or a reader
+/// would have to become a writer (two simulated panes of one folder start
+/// together, CI under load).
+fn patiently<T>(mut write: impl FnMut() -> rusqlite::Result<T>) -> io::Result<T> {
+    let started = Instant::now();
+    loop {
+        match write() {
+            Err(e) if is_busy(&e) && started.elapsed() < BUSY_PATIENCE => {
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            other => return other.map_err(io::Error::other),
+        }
+    }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 fn session_of(log: &Path) -> String {
@@ -42,46 +68,41 @@ impl Simulator for OpenCode {
         if let Some(folder) = log.parent().and_then(Path::parent) {
             std::fs::create_dir_all(folder)?;
         }
-        let db = database(log)?;
-        db.execute_batch(SCHEMA).map_err(io::Error::other)?;
-        let now = now_ms() as i64;
-        db.execute(
-            "INSERT OR REPLACE INTO session (id, directory, time_created, time_updated) VALUES (?1, ?2, ?3, ?3)",
-            rusqlite::params![session_of(log), cwd.to_string_lossy(), now],
-        )
-        .map_err(io::Error::other)?;
-        Ok(())
+        patiently(|| {
+            let db = database(log)?;
+            db.execute_batch(SCHEMA)?;
+            let now = now_ms() as i64;
+            db.execute(
+                "INSERT OR REPLACE INTO session (id, directory, time_created, time_updated) VALUES (?1, ?2, ?3, ?3)",
+                rusqlite::params![session_of(log), cwd.to_string_lossy(), now],
+            )?;
+            Ok(())
+        })
     }
 
     /// One row: `line` is `{"type": …, "data": …}`.
     fn append(&self, log: &Path, line: &Value) -> io::Result<()> {
         let session = session_of(log);
-        let db = database(log)?;
-        let seq: i64 = db
-            .query_row(
+        let kind = line["type"].as_str().unwrap_or("message.updated.1");
+        let data = line["data"].to_string();
+        patiently(|| {
+            let mut db = database(log)?;
+            let tx = db.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let seq: i64 = tx.query_row(
                 "SELECT coalesce(max(seq) + 1, 0) FROM event WHERE aggregate_id = ?1",
                 [&session],
                 |r| r.get(0),
-            )
-            .map_err(io::Error::other)?;
-        let kind = line["type"].as_str().unwrap_or("message.updated.1");
-        db.execute(
-            "INSERT INTO event (id, aggregate_id, seq, type, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-            rusqlite::params![
-                format!("evt_{session}_{seq}"),
-                session,
-                seq,
-                kind,
-                line["data"].to_string()
-            ],
-        )
-        .map_err(io::Error::other)?;
-        db.execute(
-            "UPDATE session SET time_updated = ?2 WHERE id = ?1",
-            rusqlite::params![session, now_ms() as i64],
-        )
-        .map_err(io::Error::other)?;
-        Ok(())
+            )?;
+            tx.execute(
+                "INSERT INTO event (id, aggregate_id, seq, type, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+                rusqlite::params![format!("evt_{session}_{seq}"), session, seq, kind, data],
+            )?;
+            tx.execute(
+                "UPDATE session SET time_updated = ?2 WHERE id = ?1",
+                rusqlite::params![session, now_ms() as i64],
+            )?;
+            tx.commit()
+        })
     }
 
     fn turn(&self, sim: &mut Sim, n: u32, outcome: Outcome, prompt: Option<String>) -> io::Result<()> {
