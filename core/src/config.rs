@@ -49,6 +49,9 @@ pub struct Config {
     pub inbox_size: usize,
     /// Bar or inbox view.
     pub view: View,
+    /// The rules file of user-defined agents (`None`: the host's default,
+    /// `~/.config/turnstile/agents.kdl`).
+    pub rules: Option<String>,
 }
 
 impl Default for Config {
@@ -67,6 +70,7 @@ impl Default for Config {
             notify_interval_ms: 10_000,
             inbox_size: crate::inbox::DEFAULT_CAPACITY,
             view: View::Bar,
+            rules: None,
         }
     }
 }
@@ -94,6 +98,7 @@ const KNOWN: &[&str] = &[
     "notify_interval_ms",
     "inbox_size",
     "view",
+    "rules",
 ];
 
 impl Config {
@@ -141,6 +146,12 @@ impl Config {
                 "on" | "true" => config.watcher = true,
                 "off" | "false" => config.watcher = false,
                 _ => problems.push(format!("watcher must be on or off, not `{raw}`")),
+            }
+        }
+        if let Some(raw) = map.get("rules") {
+            match raw.trim() {
+                "" => problems.push("rules is empty: name a rules file, or leave the setting out".into()),
+                path => config.rules = Some(path.to_owned()),
             }
         }
         parse_flows(map, &mut config, &mut problems);

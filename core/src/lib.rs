@@ -42,7 +42,6 @@ pub mod mailbox;
 pub mod order;
 pub mod panes;
 pub mod protocol;
-#[cfg(feature = "cli")]
 pub mod rules;
 pub mod screen;
 #[cfg(feature = "cli")]

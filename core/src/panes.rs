@@ -181,7 +181,15 @@ impl PaneTable {
         let mut changed = self.panes.len() != before;
         for meta in metas {
             let pane = self.panes.entry(meta.id).or_insert_with(|| Pane::new(meta.clone()));
-            if let Some(kind) = meta.command.as_deref().and_then(AgentKind::of_command) {
+            // A user kind may be known by its title alone; never over a
+            // kind the pane's process or reports told.
+            let by_title = || AgentKind::of_title(&meta.title).filter(|_| pane.agent.is_none() || pane.kind.is_user());
+            if let Some(kind) = meta
+                .command
+                .as_deref()
+                .and_then(AgentKind::of_command)
+                .or_else(by_title)
+            {
                 changed |= pane.agent.is_none() || pane.kind != kind;
                 pane.agent.get_or_insert(AgentEvidence::Command);
                 pane.kind = kind;

@@ -133,6 +133,39 @@ impl HostReport {
     }
 }
 
+/// The answer of `turnstile rules --json`: the user's rules file, its
+/// agents, or its first problem.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct RulesReport {
+    /// The file read.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Its agents (none when it is missing or broken).
+    #[serde(default)]
+    pub rules: crate::rules::Rules,
+    /// Why it could not be used (line 0: the file as a whole).
+    #[serde(default)]
+    pub problem: Option<crate::rules::RuleError>,
+}
+
+impl RulesReport {
+    /// Parses the host command's stdout; a clear message for anything else
+    /// (a pattern this side cannot compile included).
+    pub fn parse(bytes: &[u8]) -> Result<RulesReport, crate::Error> {
+        serde_json::from_slice(bytes).map_err(crate::Error::unreadable("JSON from `turnstile rules`"))
+    }
+
+    /// Its problem in one line for the bar, the file named.
+    pub fn problem_line(&self) -> Option<String> {
+        let problem = self.problem.as_ref()?;
+        let path = self.path.as_deref().unwrap_or("");
+        Some(match problem.line {
+            0 => format!("rules file {path}: {}", problem.message),
+            line => format!("rules file {path} line {line}: {}", problem.message),
+        })
+    }
+}
+
 /// Parses one `turnstile-push` pipe message: a JSON array of pane reports
 /// (a trailing newline is fine). A clear message for anything else.
 pub fn parse_push(payload: &str) -> Result<Vec<PaneReport>, crate::Error> {

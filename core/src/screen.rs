@@ -27,6 +27,8 @@ pub enum Rule {
     Interrupted,
     /// An API error ended the turn (`API Error`, `Prompt is too long`, …).
     ApiError,
+    /// A user-defined agent's screen rule, written on this line of its rules file.
+    User(u32),
     /// No status line on screen.
     NoStatus,
 }
@@ -45,6 +47,7 @@ impl Rule {
             Rule::Banner => "banner",
             Rule::Interrupted => "interrupted",
             Rule::ApiError => "api-error",
+            Rule::User(_) => "user-rule",
             Rule::NoStatus => "no-status",
         }
     }

@@ -2,8 +2,9 @@
 //! its process, read its screen and title, and classify its transcript;
 //! everything downstream (verdicts, the arbiter, routing, the bar) is the
 //! same for every kind. Each kind is one folder ([`claude`], [`codex`],
-//! [`gemini`], [`qwen`], [`copilot`], [`opencode`]) implementing [`Agent`];
-//! [`AgentKind::agent`] lists them.
+//! [`gemini`], [`qwen`], [`copilot`], [`opencode`], [`program`]) implementing
+//! [`Agent`]; [`AgentKind::agent`] lists them. A rules file adds kinds of
+//! its own ([`user`]: `AgentKind::User`), through the same traits.
 
 pub mod claude;
 pub mod codex;
@@ -14,6 +15,7 @@ pub mod program;
 pub mod qwen;
 #[cfg(test)]
 pub mod replay;
+pub mod user;
 
 /// What a session status file says (Claude Code keeps one per process;
 /// a kind that keeps one reads it into this).
@@ -23,7 +25,7 @@ use crate::hook::HookEvent;
 use crate::screen::{InputBox, ScreenVerdict};
 use crate::transcript::TranscriptVerdict;
 use crate::{Millis, Verdict};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt::Debug;
 use std::io::{self, Read, Seek};
 use std::path::{Path, PathBuf};
@@ -231,9 +233,9 @@ impl<R: crate::transcript::lines::LineRules> LogClassifier for crate::transcript
     }
 }
 
-/// The coding agents turnstile understands: the registry's keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// The coding agents turnstile understands: the registry's keys. In JSON
+/// a kind is its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum AgentKind {
     /// Anthropic's Claude Code (the kind assumed when nothing tells).
     #[default]
@@ -247,14 +249,32 @@ pub enum AgentKind {
     /// GitHub Copilot CLI.
     Copilot,
     /// OpenCode.
-    #[serde(rename = "opencode")]
     OpenCode,
     /// Any program that reports its own state (`turnstile report`).
     Program,
+    /// An agent a rules file describes: its number in [`user`]'s registry.
+    User(u16),
+}
+
+impl Serialize for AgentKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// A built-in kind's name, or a user kind's (registered bare when this
+/// process has not loaded its rules).
+impl<'de> Deserialize<'de> for AgentKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        AgentKind::built_in(&name)
+            .or_else(|| user::intern(&name))
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown agent kind {name:?}")))
+    }
 }
 
 impl AgentKind {
-    /// Every kind, the most specific recognition first (the default last).
+    /// Every built-in kind, the most specific recognition first (the default last).
     pub const ALL: [AgentKind; 7] = [
         AgentKind::Codex,
         AgentKind::Gemini,
@@ -275,6 +295,7 @@ impl AgentKind {
             AgentKind::Copilot => &copilot::CopilotCli,
             AgentKind::OpenCode => &opencode::OpenCode,
             AgentKind::Program => &program::Program,
+            AgentKind::User(id) => user::get(id),
         }
     }
 
@@ -288,6 +309,7 @@ impl AgentKind {
             AgentKind::Copilot => &copilot::CopilotCli,
             AgentKind::OpenCode => &opencode::OpenCode,
             AgentKind::Program => &program::Program,
+            AgentKind::User(id) => user::get(id),
         }
     }
 
@@ -301,6 +323,7 @@ impl AgentKind {
             AgentKind::Copilot => &copilot::CopilotCli,
             AgentKind::OpenCode => &opencode::OpenCode,
             AgentKind::Program => &program::Program,
+            AgentKind::User(id) => user::get(id),
         }
     }
 
@@ -315,12 +338,20 @@ impl AgentKind {
             AgentKind::Copilot => &copilot::CopilotCli,
             AgentKind::OpenCode => &opencode::OpenCode,
             AgentKind::Program => &program::Program,
+            // A user kind has no simulated agent: `demo-agent` loads no rules.
+            AgentKind::User(_) => &program::Program,
         }
     }
 
-    /// Every kind's agent, the most specific recognition first.
+    /// Every kind's agent, in recognition order: the user kinds that
+    /// replace a built-in one, the built-in kinds (the most specific first),
+    /// then the other user kinds.
     pub fn agents() -> impl Iterator<Item = &'static dyn Agent> {
-        AgentKind::ALL.into_iter().map(AgentKind::agent)
+        let first = user::loaded(true).into_iter().map(|k| k as &'static dyn Agent);
+        let last = user::loaded(false).into_iter().map(|k| k as &'static dyn Agent);
+        first
+            .chain(AgentKind::ALL.into_iter().map(AgentKind::agent))
+            .chain(last)
     }
 
     /// The kind a process's argv runs (`None`: not an agent).
@@ -331,6 +362,12 @@ impl AgentKind {
     /// The kind a pane's command (as zellij reports it) runs.
     pub fn of_command(command: &str) -> Option<AgentKind> {
         AgentKind::agents().find(|a| a.runs_command(command)).map(|a| a.kind())
+    }
+
+    /// The user kind a pane's title names (built-in kinds are never
+    /// recognised by their title alone).
+    pub fn of_title(title: &str) -> Option<AgentKind> {
+        user::of_title(title)
     }
 
     /// The kind a log file belongs to (the default kind when none claims it).
@@ -351,9 +388,20 @@ impl AgentKind {
         self.agent().tag()
     }
 
-    /// Parses [`AgentKind::name`].
+    /// Parses [`AgentKind::name`]: a built-in kind, or a user kind this
+    /// process has registered.
     pub fn parse(name: &str) -> Option<AgentKind> {
+        AgentKind::built_in(name).or_else(|| user::find(name))
+    }
+
+    /// The built-in kind named `name`.
+    pub fn built_in(name: &str) -> Option<AgentKind> {
         AgentKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// True for a kind a rules file describes.
+    pub fn is_user(self) -> bool {
+        matches!(self, AgentKind::User(_))
     }
 
     /// Classifies the pane's screen (rows) and terminal title.

@@ -6,8 +6,9 @@ use std::path::Path;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::{ansi, screen};
 
-/// Explains a screen dump of an agent of `kind` (with its pane's title).
-pub fn screen(text: &str, kind: AgentKind, title: &str) -> String {
+/// Explains a screen dump of an agent of `kind` (with its pane's title); a
+/// user kind's rule is named by its line in `rules` (the rules file).
+pub fn screen(text: &str, kind: AgentKind, title: &str, rules: Option<&Path>) -> String {
     let plain = ansi::strip(text);
     let rows: Vec<String> = plain.lines().map(str::to_owned).collect();
     let v = kind.classify_screen(&rows, title);
@@ -22,6 +23,26 @@ pub fn screen(text: &str, kind: AgentKind, title: &str) -> String {
             let _ = writeln!(out, "decided by row {} of {}: {line}", row + 1, rows.len());
         }
         _ => out.push_str("no status line on screen\n"),
+    }
+    if let (screen::Rule::User(line), AgentKind::User(id)) = (v.rule, kind) {
+        let file = rules.map_or_else(|| "the rules file".to_owned(), |p| p.display().to_string());
+        let rule = turnstile_core::agent::user::get(id)
+            .rules()
+            .screen
+            .iter()
+            .find(|r| r.pattern.line() == line as usize);
+        if let Some(rule) = rule {
+            let _ = writeln!(
+                out,
+                "matched: {file} line {line}: {} {:?} over {}",
+                rule.state,
+                rule.pattern.as_str(),
+                match rule.region {
+                    turnstile_core::rules::Region::Title => "the title".to_owned(),
+                    turnstile_core::rules::Region::Last(n) => format!("the last {n} rows"),
+                }
+            );
+        }
     }
     let _ = writeln!(
         out,
@@ -46,6 +67,7 @@ fn rule_help(rule: screen::Rule) -> &'static str {
         Banner => "why: the bottom-most status line has the finished-banner shape (glyph, verb, `for`, duration). A screen done is a guess until the transcript or a hook confirms it.",
         Interrupted => "why: the turn was interrupted (Escape).",
         ApiError => "why: an API error ended the turn.",
+        User(_) => "why: the first screen rule of the agent's rules file that matches its region said so. A screen done is a guess until a hook or a report confirms it.",
         NoStatus => "why: no status line and no activity on screen.",
     }
 }

@@ -44,6 +44,10 @@ EXIT CODES
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The rules file of user-defined agents (default: $TURNSTILE_RULES,
+    /// else ~/.config/turnstile/agents.kdl).
+    #[arg(long, global = true, value_name = "FILE")]
+    rules: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -227,6 +231,14 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// The rules file of user-defined agents: which file, its agents, or
+    /// its first problem with its line (`--json`: what the bar reads;
+    /// otherwise a broken file exits 2).
+    Rules {
+        /// Print JSON: {"path", "rules", "problem"}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Explain for people which line decided and why.
     Explain {
         /// A transcript (.jsonl) or a screen dump.
@@ -252,9 +264,27 @@ pub enum InputKind {
     Transcript,
 }
 
+/// The `--rules` option's value, read before the arguments are parsed:
+/// agent names in them (`--agent aider`) need the rules loaded.
+fn rules_option(args: impl Iterator<Item = std::ffi::OsString>) -> Option<PathBuf> {
+    let args: Vec<std::ffi::OsString> = args.collect();
+    args.iter().enumerate().find_map(|(i, arg)| {
+        let arg = arg.to_str()?;
+        match arg.strip_prefix("--rules") {
+            Some("") => args.get(i + 1).map(PathBuf::from),
+            Some(value) => value.strip_prefix('=').map(PathBuf::from),
+            None => None,
+        }
+    })
+}
+
 /// Runs the CLI and returns the process exit code.
 pub fn run() -> i32 {
+    let loaded = turnstile_core::host::rules::load(rules_option(std::env::args_os()).as_deref());
     let cli = Cli::parse();
+    if let Command::Rules { json } = cli.command {
+        return print_rules(&loaded, json);
+    }
     let outcome = match cli.command {
         Command::Wait {
             pane,
@@ -263,7 +293,7 @@ pub fn run() -> i32 {
             session,
         } => wait::run(session, pane, until, timeout),
         Command::Watch { session } => watch::run(session),
-        command => dispatch(command).map(|()| 0),
+        command => dispatch(command, loaded.path.clone().map(PathBuf::from)).map(|()| 0),
     };
     match outcome {
         Ok(code) => code,
@@ -274,7 +304,51 @@ pub fn run() -> i32 {
     }
 }
 
-fn dispatch(command: Command) -> Result<()> {
+/// `turnstile rules`: JSON for the bar (exit 0 whatever it says), or text
+/// for people (exit 2 for a broken file).
+fn print_rules(loaded: &turnstile_core::host::rules::Loaded, json: bool) -> i32 {
+    if json {
+        return match serde_json::to_value(loaded)
+            .map_err(anyhow::Error::from)
+            .and_then(|v| print_json(&v))
+        {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("turnstile: {e:#}");
+                2
+            }
+        };
+    }
+    let path = loaded.path.as_deref().unwrap_or("(none)");
+    let mut out = format!("rules file: {path}\n");
+    for agent in &loaded.rules.agents {
+        let replaces = agent
+            .replaces
+            .map(|k| format!(", replaces {}", k.name()))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "agent {} (tag {}, line {}): {} screen rules, {} hook rules{replaces}\n",
+            agent.name,
+            agent.tag,
+            agent.line,
+            agent.screen.len(),
+            agent.hooks.len()
+        ));
+    }
+    if loaded.rules.agents.is_empty() && loaded.problem.is_none() {
+        out.push_str("no user-defined agents\n");
+    }
+    let _ = write_out(&out);
+    match loaded.problem_line() {
+        Some(problem) => {
+            eprintln!("turnstile: {problem}");
+            2
+        }
+        None => 0,
+    }
+}
+
+fn dispatch(command: Command, rules_path: Option<PathBuf>) -> Result<()> {
     match command {
         Command::Screen { file, agent, title } => print_json(&screen_json(&read_text(&file)?, agent, &title)),
         Command::Transcript { file } => print_json(&transcript_json(&report::classify_file(
@@ -318,6 +392,7 @@ fn dispatch(command: Command) -> Result<()> {
             },
         ),
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
+        Command::Rules { .. } => bail!("rules is handled by run"),
         Command::Watch { .. } => bail!("watch is handled by run"),
         Command::Pull {
             after,
@@ -359,7 +434,7 @@ fn dispatch(command: Command) -> Result<()> {
                 None => guess_kind(&file)?,
             };
             let text = match kind {
-                InputKind::Screen => explain::screen(&read_text(&file)?, agent, &title),
+                InputKind::Screen => explain::screen(&read_text(&file)?, agent, &title, rules_path.as_deref()),
                 InputKind::Transcript => explain::transcript(&file)?,
             };
             write_out(&text)
@@ -369,8 +444,11 @@ fn dispatch(command: Command) -> Result<()> {
 
 fn parse_agent(name: &str) -> Result<AgentKind, String> {
     AgentKind::parse(name).ok_or_else(|| {
-        let known: Vec<&str> = AgentKind::ALL.iter().rev().map(|k| k.name()).collect();
-        format!("unknown agent `{name}` ({})", known.join(", "))
+        let known: Vec<&str> = AgentKind::agents().map(|a| a.name()).collect();
+        format!(
+            "unknown agent `{name}` ({}; more in a rules file: `turnstile rules`)",
+            known.join(", ")
+        )
     })
 }
 

@@ -15,6 +15,9 @@ impl Controller {
         // what another acted on meanwhile; the first leader of a session has not.
         let took_over = became_leader && self.saw_a_leader;
         self.saw_a_leader |= role != Role::Undecided;
+        if role != Role::Undecided {
+            self.ask_rules();
+        }
         let lost_leadership = !role.is_leader() && self.role.is_leader();
         let new_leader = role.leader().filter(|l| self.role.leader() != Some(*l));
         let known = crate::order::set_of(self.role.followers().iter().map(|f| f.id));

@@ -3,6 +3,7 @@
 //! exits, and the reports that come back or are pushed.
 
 use super::*;
+use crate::protocol::RulesReport;
 
 impl Controller {
     pub(super) fn run_host(&mut self, now: Millis) {
@@ -19,17 +20,54 @@ impl Controller {
             (CTX_KIND.to_owned(), "status".to_owned()),
             (CTX_REQUEST.to_owned(), request.to_string()),
         ]);
-        let argv = [
-            self.config.host_command.as_str(),
-            "status",
-            "--json",
-            "--panes",
-            &panes.join(","),
-        ];
-        self.out.push(Effect::RunHost {
-            argv: argv.iter().map(|a| a.to_string()).collect(),
-            context,
-        });
+        let argv = self.host_argv(&["status", "--json", "--panes", &panes.join(",")]);
+        self.out.push(Effect::RunHost { argv, context });
+    }
+
+    /// The host command with `words`, and the `rules` setting's file when
+    /// it names one (for the commands that recognise agents).
+    fn host_argv(&self, words: &[&str]) -> Vec<String> {
+        let mut argv = vec![self.config.host_command.clone()];
+        argv.extend(words.iter().map(|w| w.to_string()));
+        if let Some(rules) = &self.config.rules {
+            argv.extend(["--rules".to_owned(), rules.clone()]);
+        }
+        argv
+    }
+
+    /// Asks the host for the user's rules file, once per copy: every copy
+    /// classifies or draws the user's kinds (their tags) alike.
+    pub(super) fn ask_rules(&mut self) {
+        if std::mem::replace(&mut self.rules_asked, true) {
+            return;
+        }
+        let context = crate::order::map_of([(CTX_KIND.to_owned(), "rules".to_owned())]);
+        let argv = self.host_argv(&["rules", "--json"]);
+        self.out.push(Effect::RunHost { argv, context });
+    }
+
+    /// The user's rules arrived: their agents become kinds, the panes are
+    /// recognised again, and a broken file is named in the bar.
+    fn on_rules(&mut self, code: Option<i32>, stdout: &[u8], stderr: &[u8], now: Millis) {
+        self.rules_problem = match (code, RulesReport::parse(stdout)) {
+            (Some(0), Ok(report)) => {
+                crate::agent::user::load(&report.rules);
+                report.problem_line()
+            }
+            (_, parsed) => {
+                let why = match (first_line(stderr), parsed) {
+                    (Some(why), _) => why,
+                    (None, Err(e)) => e.to_string(),
+                    (None, Ok(_)) => format!("exit code {code:?}"),
+                };
+                Some(format!("`{} rules` failed: {why}", self.config.host_command))
+            }
+        };
+        let metas = leader::terminal_panes(&self.panes, &self.viewed_tabs);
+        if self.table.sync(metas) {
+            self.broadcast_changes();
+        }
+        self.redraw_if_changed(now);
     }
 
     /// Starts the session's watcher (it exits at once if one already runs).
@@ -38,7 +76,7 @@ impl Controller {
             return;
         }
         let context = crate::order::map_of([(CTX_KIND.to_owned(), "watch".to_owned())]);
-        let argv = vec![self.config.host_command.clone(), "watch".to_owned()];
+        let argv = self.host_argv(&["watch"]);
         self.out.push(Effect::RunHost { argv, context });
         self.watcher.started();
         self.sync_subscriptions(now);
@@ -195,6 +233,7 @@ impl Controller {
             Some("watch") => return self.on_watcher_exit(code, stderr, now),
             Some("notify") => return self.on_notifier_exit(code, stderr, now),
             Some("pull") => return self.on_pull_result(code, stdout, stderr, context, now, screens),
+            Some("rules") => return self.on_rules(code, stdout, stderr, now),
             Some("status") => {}
             _ => return,
         }

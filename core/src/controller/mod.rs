@@ -106,6 +106,10 @@ pub struct Controller {
     settings: BTreeMap<String, String>,
     config: Config,
     problems: Vec<String>,
+    /// The rules file was asked for (once per copy).
+    rules_asked: bool,
+    /// Why the user's rules file is not in use (named in the bar).
+    rules_problem: Option<String>,
     table: PaneTable,
     permission: Permission,
     queued: VecDeque<Event>,
@@ -200,6 +204,8 @@ impl Controller {
             delivery: Delivery::new(&config),
             config,
             problems,
+            rules_asked: false,
+            rules_problem: None,
             permission: Permission::NotAsked,
             queued: VecDeque::new(),
             role: Role::Undecided,
@@ -454,6 +460,9 @@ impl Controller {
     fn message_text(&self, now: Millis) -> Option<String> {
         if let Some(problem) = self.problems.first() {
             return Some(format!("turnstile config: {problem}"));
+        }
+        if let Some(problem) = &self.rules_problem {
+            return Some(problem.clone());
         }
         if let Some(error) = &self.host.error {
             return Some(error.clone());

@@ -42,11 +42,14 @@ pub fn run_hook(kind: AgentKind, event: Option<String>) {
 
 fn hook_inner(kind: AgentKind, name: Option<&str>) -> Option<()> {
     let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return None;
-    }
     let mut payload = Vec::new();
-    stdin.lock().take(MAX_PAYLOAD).read_to_end(&mut payload).ok()?;
+    if !stdin.is_terminal() {
+        stdin.lock().take(MAX_PAYLOAD).read_to_end(&mut payload).ok()?;
+    }
+    if kind.is_user() && payload.trim_ascii().is_empty() {
+        // A user-defined agent's hook may pass nothing but its event's name.
+        payload = b"{}".to_vec();
+    }
     let mut event = HookEvent::parse_named(&payload, name).ok()?;
     if event.transcript_path.is_none() {
         event.transcript_path = log_of_session(kind, &event);

@@ -12,6 +12,7 @@
 //! - [`spool`]: hook reports handed to the watcher; [`mailbox`]: the
 //!   watcher's reports, pulled by the bar's leader; [`push`]: a hook's
 //!   report piped to the bar when no watcher runs;
+//! - [`rules`]: the user's rules file, loaded into the agent model;
 //! - [`settings`]: safe edits of an agent's settings file;
 //! - [`hooks`]: what a hook event reports, and installing the hooks;
 //! - [`watch`]: the session's watcher, which posts changes to the mailbox;
@@ -28,6 +29,7 @@ pub mod program;
 pub mod push;
 pub mod report;
 pub mod reported;
+pub mod rules;
 pub mod settings;
 pub mod spool;
 pub mod state;

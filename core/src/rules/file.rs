@@ -21,33 +21,16 @@
 //! }
 //! ```
 
+pub use super::RuleError;
 use super::{parse_state, HookRule, Pattern, Region, Rules, ScreenRule, UserAgent, DEFAULT_ROWS};
 use crate::agent::AgentKind;
 use kdl::{KdlDocument, KdlEntry, KdlNode};
-use std::fmt;
 use std::path::PathBuf;
 
 /// Most rows a screen rule may read.
 pub const MAX_ROWS: usize = 200;
 /// Longest tag (the bar shows it beside every pane of the agent).
 pub const MAX_TAG_CHARS: usize = 6;
-
-/// The first problem of a rules file: its line, and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleError {
-    /// The line (from 1).
-    pub line: usize,
-    /// What is wrong, in one line.
-    pub message: String,
-}
-
-impl fmt::Display for RuleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for RuleError {}
 
 /// Where the rules file is unless the plugin's `rules` setting says:
 /// `$XDG_CONFIG_HOME/turnstile/agents.kdl`, else `~/.config/turnstile/agents.kdl`.
@@ -156,7 +139,7 @@ impl Reader<'_> {
             "title" => agent.title = Some(pattern("title \"<pattern>\"")?),
             "replaces" => {
                 let kind = self.only_string(node, "replaces \"<built-in kind>\"")?;
-                let known = AgentKind::parse(kind)
+                let known = AgentKind::built_in(kind)
                     .ok_or_else(|| self.error(node, format!("replaces {kind:?}: no built-in kind of that name")))?;
                 agent.replaces = Some(known);
             }
@@ -188,9 +171,9 @@ impl Reader<'_> {
             );
             return Err(self.error(node, what));
         }
-        if let Some(kind) = AgentKind::parse(&agent.name).filter(|k| agent.replaces != Some(*k)) {
+        if let Some(kind) = AgentKind::built_in(&agent.name) {
             let what = format!(
-                "agent \"{}\" is built in: write `replaces \"{}\"` to replace it",
+                "agent \"{}\" is built in: name yours otherwise, and write `replaces \"{}\"` to replace it",
                 agent.name,
                 kind.name()
             );
@@ -355,8 +338,10 @@ agent "mytool" {
 
     #[test]
     fn a_built_in_kind_is_replaced_only_when_the_file_says_so() {
-        let rules = parse("agent \"claude\" {\n  process \"^claude$\"\n  replaces \"claude\"\n}").unwrap();
+        let rules = parse("agent \"my-claude\" {\n  process \"^claude$\"\n  replaces \"claude\"\n}").unwrap();
         assert_eq!(rules.agents[0].replaces, Some(AgentKind::Claude));
+        let taken = parse("agent \"claude\" {\n  process \"^claude$\"\n  replaces \"claude\"\n}").unwrap_err();
+        assert!(taken.message.contains("name yours otherwise"), "{taken}");
     }
 
     #[test]

@@ -15,23 +15,43 @@
 //! like every screen rule (the arbiter keeps a screen done unconfirmed), and
 //! a user agent replaces a built-in kind only when its file says so.
 //!
-//! Not wired yet: the bar does not read a rules file (host only for now,
-//! so `turnstile.wasm` carries no regex engine until its size allows).
+//! The model travels as JSON (`turnstile rules --json`): the host reads the
+//! file, the bar compiles the same patterns with the same engine.
+//! `agent::user` makes each agent a kind of the agent model.
 
+#[cfg(feature = "cli")]
 pub mod file;
 
 use crate::agent::AgentKind;
 use crate::State;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The first problem of a rules file: its line, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleError {
+    /// The line (from 1).
+    pub line: usize,
+    /// What is wrong, in one line.
+    pub message: String,
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for RuleError {}
 
 /// Every user-defined agent of one rules file, in its order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Rules {
     /// The agents, in the file's order (the first that recognises a pane wins).
     pub agents: Vec<UserAgent>,
 }
 
 /// One agent a rules file describes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UserAgent {
     /// Its name (`agent "<name>"`): in JSON, in `explain`, for hooks.
     pub name: String,
@@ -63,7 +83,8 @@ pub struct Pattern {
 }
 
 /// The part of the screen a rule reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Region {
     /// The last `n` rows that are not blank.
     Last(usize),
@@ -72,7 +93,7 @@ pub enum Region {
 }
 
 /// One screen rule: a pattern over a region, and the state it says.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScreenRule {
     /// The state a match says.
     pub state: State,
@@ -83,7 +104,7 @@ pub struct ScreenRule {
 }
 
 /// One hook rule: an event name and the state it says.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HookRule {
     /// The event, as `turnstile hook --agent <name> --event <event>` names it.
     pub event: String,
@@ -102,10 +123,38 @@ pub struct RuleMatch<'a> {
     pub line: usize,
     /// The rule's pattern, as written.
     pub pattern: &'a str,
+    /// The index of the row it matched (`None`: the title).
+    pub row: Option<usize>,
 }
 
 /// Rows a rule reads when its file names no region.
 pub const DEFAULT_ROWS: usize = 5;
+
+/// A pattern travels as its source and line, and is compiled again where
+/// it arrives.
+#[derive(Serialize, Deserialize)]
+struct PatternText {
+    source: String,
+    line: usize,
+}
+
+impl Serialize for Pattern {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let text = PatternText {
+            source: self.source.clone(),
+            line: self.line,
+        };
+        text.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Pattern {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = PatternText::deserialize(deserializer)?;
+        Pattern::new(&text.source, text.line)
+            .map_err(|why| serde::de::Error::custom(format!("line {}: {why}", text.line)))
+    }
+}
 
 impl Pattern {
     /// Compiles `source`, written on `line`; the engine's reason when it
@@ -159,6 +208,38 @@ impl Rules {
 }
 
 impl UserAgent {
+    /// An agent with no rules at all (recognised by nothing, no screen or
+    /// hook rules).
+    pub const BARE: UserAgent = UserAgent {
+        name: String::new(),
+        tag: String::new(),
+        line: 0,
+        process: None,
+        argv: None,
+        title: None,
+        screen: Vec::new(),
+        hooks: Vec::new(),
+        replaces: None,
+    };
+
+    /// A bare agent named `name`, tagged `tag`.
+    pub fn bare(name: &str, tag: &str) -> UserAgent {
+        UserAgent {
+            name: name.to_owned(),
+            tag: tag.to_owned(),
+            ..UserAgent::BARE
+        }
+    }
+
+    /// True when it has no rules at all.
+    pub fn is_bare(&self) -> bool {
+        self.process.is_none()
+            && self.argv.is_none()
+            && self.title.is_none()
+            && self.screen.is_empty()
+            && self.hooks.is_empty()
+    }
+
     /// True when a process's argv runs this agent: its `process` pattern
     /// matches the program's file name or, for a script an interpreter
     /// runs, the script's; its `argv` pattern the command line. Both must
@@ -180,14 +261,15 @@ impl UserAgent {
 
     /// The first screen rule that matches the pane's rows and title.
     pub fn classify<'a>(&'a self, rows: &[String], title: &str) -> Option<RuleMatch<'a>> {
-        self.screen
-            .iter()
-            .find(|rule| rule.matches(rows, title))
-            .map(|rule| RuleMatch {
+        self.screen.iter().find_map(|rule| {
+            let row = rule.matching_row(rows, title)?;
+            Some(RuleMatch {
                 state: rule.state,
                 line: rule.pattern.line,
                 pattern: rule.pattern.as_str(),
+                row,
             })
+        })
     }
 
     /// The state a hook event says (`None`: the file says nothing of it).
@@ -197,17 +279,20 @@ impl UserAgent {
 }
 
 impl ScreenRule {
-    /// True when the pattern matches a row of the region (or the title).
-    pub fn matches(&self, rows: &[String], title: &str) -> bool {
+    /// Where the pattern matches its region: `Some(Some(row))` the index of
+    /// the lowest row it matches, `Some(None)` the title, `None` nowhere.
+    pub fn matching_row(&self, rows: &[String], title: &str) -> Option<Option<usize>> {
         match self.region {
-            Region::Title => self.pattern.is_match(title),
+            Region::Title => self.pattern.is_match(title).then_some(None),
             Region::Last(n) => rows
                 .iter()
+                .enumerate()
                 .rev()
-                .map(|row| row.trim_end())
-                .filter(|row| !row.is_empty())
+                .map(|(i, row)| (i, row.trim_end()))
+                .filter(|(_, row)| !row.is_empty())
                 .take(n)
-                .any(|row| self.pattern.is_match(row)),
+                .find(|(_, row)| self.pattern.is_match(row))
+                .map(|(i, _)| Some(i)),
         }
     }
 }

@@ -244,3 +244,4 @@ mod attention_inbox;
 mod bar_copies;
 mod properties;
 mod routing;
+mod user_kinds;

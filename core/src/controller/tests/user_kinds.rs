@@ -1,0 +1,102 @@
+//! Agents a rules file describes, in the bar: the rules asked of the host
+//! once per copy, a user kind's screen done a guess never routed, its hook's
+//! done routed, and a broken file named in the bar with its line.
+
+use super::*;
+
+/// The host's answer to `turnstile rules --json` (`problem`: a broken file).
+fn rules_result(rig: &mut Rig, stdout: &str) -> Vec<Effect> {
+    let context = crate::order::map_of([(CTX_KIND.to_owned(), "rules".to_owned())]);
+    rig.send(Event::HostResult {
+        code: Some(0),
+        stdout: stdout.as_bytes().to_vec(),
+        stderr: Vec::new(),
+        context,
+    })
+}
+
+const TOY_RULES: &str = r#"{"path": "/home/u/.config/turnstile/agents.kdl", "rules": {"agents": [{
+    "name": "toy-routed", "tag": "ty", "line": 1,
+    "process": {"source": "^toy_agent\\.py$", "line": 3}, "argv": null, "title": null,
+    "screen": [
+        {"state": "working", "region": {"last": 3}, "pattern": {"source": "^⠋ thinking", "line": 5}},
+        {"state": "done", "region": {"last": 3}, "pattern": {"source": "^Done in [0-9.]+s$", "line": 6}}
+    ],
+    "hooks": [{"event": "end", "state": "done", "line": 9}], "replaces": null}]}, "problem": null}"#;
+
+/// `report`, about the user kind `toy-routed`.
+fn toy(mut report: PaneReport) -> PaneReport {
+    report.agent = Some(protocol::AgentBinding {
+        kind: crate::agent::AgentKind::parse("toy-routed").expect("the rules are loaded"),
+        ..protocol::AgentBinding::default()
+    });
+    report
+}
+
+#[test]
+fn every_copy_asks_for_the_rules_once_with_the_setting_s_file() {
+    let mut rig = Rig::new(7, &[("rules", "/etc/agents.kdl")]);
+    let effects = rig.send(Event::Panes(pane_list(&[(7, 0), (8, 1)])));
+    let argv: Vec<&Vec<String>> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::RunHost { argv, context } if context.get(CTX_KIND).map(String::as_str) == Some("rules") => {
+                Some(argv)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(argv.len(), 1, "{effects:?}");
+    assert_eq!(argv[0][1..], ["rules", "--json", "--rules", "/etc/agents.kdl"]);
+    let again = rig.send(Event::Panes(pane_list(&[(7, 0), (8, 1)])));
+    assert!(host_runs(&again, "rules").is_empty(), "once per copy");
+}
+
+#[test]
+fn a_user_kinds_screen_done_is_never_routed_and_its_hooks_done_is() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rules_result(&mut rig, TOY_RULES);
+    let mut bound = toy(report(1, State::Idle, Source::Session, rig.now, None));
+    bound.verdicts.clear(); // bound by its process, as the watcher does: no source yet
+    rig.push(&[bound]);
+    let screen = |text: &[&str]| text.iter().map(|r| r.to_string()).collect::<Vec<_>>();
+    rig.send(Event::Screens(vec![(1, screen(&["> fix it", "⠋ thinking about it"]))]));
+    assert_eq!(rig.state_of(1), State::Working);
+    let effects = rig.send(Event::Screens(vec![(
+        1,
+        screen(&["Answer: fixed.", "Done in 2.0s", ">"]),
+    )]));
+    assert_eq!(rig.state_of(1), State::Done, "the screen rule says done");
+    assert!(
+        writes(&effects).is_empty(),
+        "a screen guess is never routed: {effects:?}"
+    );
+    let mut done = toy(report(
+        1,
+        State::Done,
+        Source::Hook,
+        rig.now + 10,
+        Some("Answer: fixed."),
+    ));
+    done.verdicts[0].key = Some("hook end".into());
+    let routed = rig.push(&[done]);
+    let pasted = writes(&routed);
+    assert_eq!(pasted.len(), 1, "{routed:?}");
+    assert!(pasted[0].1.contains("Answer: fixed."));
+}
+
+#[test]
+fn a_broken_rules_file_is_named_in_the_bar_with_its_line() {
+    let mut rig = Rig::leader(&[]);
+    let broken = r#"{"path": "/home/u/agents.kdl", "rules": {"agents": []},
+        "problem": {"line": 4, "message": "screen rule: found open group without closing ')'"}}"#;
+    rules_result(&mut rig, broken);
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(bar.contains("rules file /home/u/agents.kdl line 4"), "{bar}");
+    rules_result(&mut rig, "not json");
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(
+        bar.contains("rules` failed: unreadable JSON from `turnstile rules`"),
+        "{bar}"
+    );
+}

@@ -1,0 +1,113 @@
+//! The user's rules file on the host: which file (`--rules`, else
+//! `$TURNSTILE_RULES`, else the default under the config folder), read
+//! without blocking (a FIFO or a device is refused, at most 1 MiB), parsed,
+//! and loaded into the agent model's registry, so every command that
+//! recognises or classifies an agent knows the user's kinds.
+
+use crate::agent::user;
+use crate::protocol::RulesReport;
+use crate::rules::file::{self, RuleError};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Largest rules file read.
+pub const MAX_BYTES: u64 = 1 << 20;
+
+/// The environment variable naming the rules file (for hooks and scripts
+/// that do not get the plugin's `--rules`).
+pub const ENV: &str = "TURNSTILE_RULES";
+
+/// What loading the rules file came to: what `turnstile rules --json`
+/// prints, and what the bar reads.
+pub type Loaded = RulesReport;
+
+/// Which rules file: `explicit` (the `--rules` option), else the
+/// environment's [`ENV`], else the default path. The second value is true
+/// when the file was named (a missing named file is a problem; a missing
+/// default one is not).
+pub fn path_of(explicit: Option<&Path>, var: &dyn Fn(&str) -> Option<String>) -> Option<(PathBuf, bool)> {
+    if let Some(path) = explicit.filter(|p| !p.as_os_str().is_empty()) {
+        return Some((path.to_path_buf(), true));
+    }
+    if let Some(path) = var(ENV).filter(|p| !p.is_empty()) {
+        return Some((PathBuf::from(path), true));
+    }
+    file::default_path(var).map(|p| (p, false))
+}
+
+/// Reads and parses the rules file (see [`path_of`]) and loads its agents
+/// into the registry. A broken file loads nothing and says why.
+pub fn load(explicit: Option<&Path>) -> Loaded {
+    let loaded = read_rules(explicit);
+    user::load(&loaded.rules);
+    loaded
+}
+
+/// Reads and parses the rules file (see [`path_of`]), loading nothing.
+pub fn read_rules(explicit: Option<&Path>) -> Loaded {
+    let var = |name: &str| std::env::var(name).ok();
+    let Some((path, named)) = path_of(explicit, &var) else {
+        return Loaded::default();
+    };
+    let mut loaded = Loaded {
+        path: Some(path.display().to_string()),
+        ..Loaded::default()
+    };
+    match read(&path) {
+        Ok(text) => match file::parse(&text) {
+            Ok(rules) => loaded.rules = rules,
+            Err(problem) => loaded.problem = Some(problem),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound && !named => {}
+        Err(e) => {
+            loaded.problem = Some(RuleError {
+                line: 0,
+                message: crate::text::first_line(&e.to_string()),
+            })
+        }
+    }
+    loaded
+}
+
+fn read(path: &Path) -> io::Result<String> {
+    let bytes = super::files::read_capped(path, MAX_BYTES)?;
+    String::from_utf8(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_option_then_the_environment_then_the_default() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        };
+        let home = env(&[("HOME", "/home/u")]);
+        let named = env(&[("HOME", "/home/u"), (ENV, "/etc/agents.kdl")]);
+        assert_eq!(
+            path_of(Some(Path::new("/x.kdl")), &named),
+            Some((PathBuf::from("/x.kdl"), true))
+        );
+        assert_eq!(path_of(None, &named), Some((PathBuf::from("/etc/agents.kdl"), true)));
+        assert_eq!(
+            path_of(None, &home),
+            Some((PathBuf::from("/home/u/.config/turnstile/agents.kdl"), false))
+        );
+        assert_eq!(path_of(Some(Path::new("")), &env(&[])), None);
+    }
+
+    #[test]
+    fn a_fifo_a_device_and_a_missing_named_file_are_problems_with_no_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("agents.kdl");
+        let made = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(made.as_ptr(), 0o600) }, 0);
+        for path in [fifo, PathBuf::from("/dev/zero"), dir.path().join("missing.kdl")] {
+            let loaded = read_rules(Some(&path));
+            let problem = loaded.problem.clone().unwrap_or_else(|| panic!("{path:?}"));
+            assert_eq!(problem.line, 0);
+            assert!(loaded.problem_line().unwrap().contains(&path.display().to_string()));
+        }
+    }
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""A small scripted agent turnstile does not know (issue 25's e2e tests):
+it draws its own spinner, its answer and a done line, and reads prompts
+typed or pasted into its terminal. A rules file teaches turnstile its
+screen; with `--hooks` it also calls `turnstile hook --agent toy --event
+<start|end>` at each turn's start and end (its answer in the payload), as
+an agent with a hook system of its own would.
+
+    toy_agent.py [--turns N] [--think S] [--hooks TURNSTILE] [--listen]
+"""
+import argparse, json, os, select, subprocess, sys, time
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def hook(turnstile, event, answer=None):
+    if not turnstile:
+        return
+    payload = json.dumps({"last_assistant_message": answer} if answer else {})
+    subprocess.run([turnstile, "hook", "--agent", "toy", "--event", event], input=payload.encode(),
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def prompt():
+    sys.stdout.write("\n> ")
+    sys.stdout.flush()
+
+
+def turn(n, text, think, turnstile):
+    hook(turnstile, "start")
+    started = time.time()
+    i = 0
+    while time.time() - started < think:
+        sys.stdout.write(f"\r{SPINNER[i % len(SPINNER)]} thinking about task {n} ({time.time() - started:.0f}s)")
+        sys.stdout.flush()
+        i += 1
+        time.sleep(0.1)
+    answer = f"Answer {n}: {text} is done."
+    sys.stdout.write("\r\033[K" + answer + "\n")
+    sys.stdout.write(f"Done in {time.time() - started:.1f}s\n")
+    sys.stdout.flush()
+    hook(turnstile, "end", answer)
+    prompt()
+
+
+def read_prompt(timeout):
+    """A line typed or pasted into the terminal (None: none in time)."""
+    ready, _, _ = select.select([sys.stdin], [], [], timeout)
+    if not ready:
+        return None
+    line = sys.stdin.readline()
+    return line.strip() or None
+
+
+def main():
+    args = argparse.ArgumentParser()
+    args.add_argument("--turns", type=int, default=1)
+    args.add_argument("--think", type=float, default=3.0)
+    args.add_argument("--hooks", default="")
+    args.add_argument("--listen", action="store_true")
+    opts = args.parse_args()
+    print("toy agent 0.1: type a task")
+    prompt()
+    time.sleep(1.5)
+    n = 0
+    for n in range(1, opts.turns + 1):
+        turn(n, f"task {n}", opts.think, opts.hooks)
+        time.sleep(1.0)
+    while opts.listen:
+        text = read_prompt(1.0)
+        if text:
+            n += 1
+            sys.stdout.write(text + "\n")
+            turn(n, text, opts.think, opts.hooks)
+    while True:
+        time.sleep(60)
+
+
+if __name__ == "__main__":
+    n = 0
+    main()
