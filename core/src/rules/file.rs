@@ -388,4 +388,20 @@ agent "mytool" {
             let _ = parse(&junk);
         }
     }
+
+    #[test]
+    fn the_readmes_example_parses_and_reads_a_screen() {
+        let readme = include_str!("../../../README.md");
+        let start = readme.find("```kdl\nagent \"toy\"").expect("README's example") + "```kdl\n".len();
+        let end = start + readme[start..].find("```").unwrap();
+        let rules = parse(&readme[start..end]).unwrap();
+        let toy = rules.agent("toy").unwrap();
+        assert!(toy.runs(&["python3".into(), "/x/toy_agent.py".into()]));
+        let rows = |r: &[&str]| r.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let done = toy.classify(&rows(&["Answer 1", "Done in 2.0s", ">"]), "").unwrap();
+        assert_eq!(done.state, crate::State::Done);
+        let working = toy.classify(&rows(&["⠙ thinking about task 1 (1s)"]), "").unwrap();
+        assert_eq!(working.state, crate::State::Working);
+        assert_eq!(toy.hook_state("end"), Some(crate::State::Done));
+    }
 }
