@@ -31,6 +31,7 @@ counted as turns.
 import json, os, sys, threading, time
 from fake_api import FakeServer, JsonHandler
 
+VERBS = ("tool", "perm", "slow", "task", "fail", "echo")
 SHELL_TOOLS = ("run_shell_command", "bash", "shell", "Bash")
 
 # The side requests the agents send besides the conversation.
@@ -46,10 +47,13 @@ def text_of(content):
     return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
 
 
-def is_side_request(body):
-    """True for a request that is not a turn of the conversation."""
+def is_side_request(body, toolless_turns=False):
+    """True for a request that is not a turn of the conversation (one that
+    offers no tools is one, unless the agent under test offers none at all:
+    `toolless_turns`, Aider)."""
     texts = [text_of(m.get("content")) for m in body.get("messages") or []]
-    return not body.get("tools") or any(marker in t for t in texts[-2:] for marker in SIDE_MARKERS)
+    no_tools = not body.get("tools") and not toolless_turns
+    return no_tools or any(marker in t for t in texts[-2:] for marker in SIDE_MARKERS)
 
 
 def texts_of(content):
@@ -70,8 +74,11 @@ def current_prompt(body):
             if text.lstrip().startswith("<system-reminder>"):
                 continue
             lines = [l.strip() for l in text.splitlines() if l.strip() and not l.lstrip().startswith("<")]
-            if lines:
-                return lines[-1]
+            # Aider puts its format reminder after the words: a line that
+            # names a verb is the prompt wherever it stands.
+            asked = [l for l in lines if l.partition(":")[0] in VERBS and ":" in l]
+            if asked or lines:
+                return (asked or lines)[-1]
     return ""
 
 
@@ -97,6 +104,9 @@ def shell_call(body, command):
 
 
 class FakeChat(FakeServer):
+    #: Requests without tools are turns too (Aider offers none).
+    toolless_turns = False
+
     @property
     def url(self):
         return f"http://127.0.0.1:{self.port}/v1"
@@ -110,7 +120,7 @@ class FakeChat(FakeServer):
 
             def do_POST(self):
                 body = self.read_body()
-                side = is_side_request(body)
+                side = is_side_request(body, api.toolless_turns)
                 api.record(self.path, body, None if side else current_prompt(body))
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     return self.send_json(200, {})
@@ -214,5 +224,6 @@ class FakeChat(FakeServer):
 
 if __name__ == "__main__":
     api = FakeChat(sys.argv[1] if len(sys.argv) > 1 else os.devnull)
+    api.toolless_turns = "--toolless" in sys.argv
     print(api.url, flush=True)
     threading.Event().wait()

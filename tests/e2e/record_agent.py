@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Records a real Codex CLI or Gemini CLI session as a fixture of
+"""Records a real Codex CLI, Gemini CLI, Qwen Code, Copilot CLI, OpenCode or Aider session as a fixture of
 `tests/fixtures/codex/` or `tests/fixtures/gemini/` (frames.json with screens
 and terminal titles, transcript.jsonl = the rollout or chat log, hooks.jsonl,
 truth.json), so a new release can be added in minutes:
@@ -23,6 +23,7 @@ from agents import (codex_command, codex_ready, copilot_command, copilot_env, co
                     gemini_command, gemini_ready, opencode_command, opencode_env, opencode_ready,
                     prepare_copilot_home, prepare_opencode_home, qwen_command, qwen_env, qwen_ready, qwen_settings)
 from fake_chat import FakeChat  # noqa: E402
+from test_real_aider import aider_command, aider_ready  # noqa: E402
 from fake_gemini import FakeGemini  # noqa: E402
 from fake_openai import FakeOpenAI  # noqa: E402
 from harness import ROOT, remove_sandbox, wait_for  # noqa: E402
@@ -417,7 +418,64 @@ class OpenCode:
         pass
 
 
-AGENTS = {"codex": Codex(), "gemini": Gemini(), "qwen": Qwen(), "copilot": Copilot(), "opencode": OpenCode()}
+class Aider:
+    """Aider (pip aider-chat): no log turnstile reads and no hook that tells
+    a finished turn from a question, so its fixture's `transcript.jsonl` is
+    the fake API's own record of the answers it finished (a line each:
+    time, prompt, text, stop), the truth's clock; scored on screens only,
+    through the example rules file (`score.py --corpus tests/fixtures/aider
+    --no-transcript`)."""
+    name, dialog = "aider", "(Y)es/(N)o"
+
+    @staticmethod
+    def fake(log):
+        api = FakeChat(log)
+        api.toolless_turns = True
+        return api
+
+    def prepare(self, rec):
+        os.makedirs(rec.home, exist_ok=True)
+
+    def command(self, rec):
+        return [aider_command(), "--model", "openai/fake-model", "--no-git", "--no-check-update",
+                "--no-show-model-warnings", "--analytics-disable", "--no-auto-commits",
+                "--no-show-release-notes"], {"OPENAI_API_BASE": rec.api.url, "OPENAI_API_KEY": "sk-fake-key"}
+
+    def transcript(self, rec):
+        return []
+
+    def export(self, rec):
+        with rec.api.lock:
+            answers = list(rec.api.answers)
+        return b"".join((json.dumps({"t": round(a["t"] - rec.t0, 3), "prompt": a["prompt"], "text": a["text"],
+                                     "stop": a["stop"]}) + "\n").encode() for a in answers)
+
+    def ready(self, screen):
+        return aider_ready(screen)
+
+    def busy(self, screen, title):
+        rows = [r for r in screen.splitlines() if r.strip()]
+        return "Waiting for" in screen or not rows or rows[-1].strip() != ">"
+
+    def turns(self, data):
+        out = []
+        for a, b, o in read_lines(data):
+            if not o or o.get("stop") == "tool":
+                continue
+            outcome = "done" if o.get("stop") == "final" else "failed"
+            out.append(((a, a), (a, b), outcome, o.get("text") if outcome == "done" else None))
+        return out
+
+    def version(self):
+        out = subprocess.run([aider_command(), "--version"], capture_output=True, text=True).stdout
+        return out.split()[-1] if out.strip() else "unknown"
+
+    def close(self, rec):
+        pass
+
+
+AGENTS = {"codex": Codex(), "gemini": Gemini(), "qwen": Qwen(), "copilot": Copilot(), "opencode": OpenCode(),
+          "aider": Aider()}
 
 
 class Recorder:
@@ -562,6 +620,13 @@ def interrupt(r):
 
 def fail(r):
     failure = "fail:500" if r.agent.name == "codex" else "fail:400"
+    if r.agent.name == "aider":  # its rules have no retry: a 400 only
+        r.prompt(failure)
+        wait_for("the failure", lambda: r.api.finished(failure), timeout=30)
+        time.sleep(3)
+        r.prompt("echo:after the failure")
+        r.until_answered("echo:after the failure")
+        return
     if r.agent.name in ("qwen", "copilot", "opencode"):
         r.prompt(failure)
         wait_for("the failure", lambda: r.api.finished(failure), timeout=30)
