@@ -3,7 +3,8 @@ real zellij: a small scripted agent (`toy_agent.py`, its own spinner and
 done line) recognised by its process and read by its screen rules, started
 by the layout or typed into a shell after the bar is up; its hooks confirm
 its done, which a flow then routes; a broken rules file is named in the bar
-with its line while the built-in kinds keep working."""
+with its line while the built-in kinds keep working; a file written while
+the bar runs takes effect without a reload."""
 import os, shlex, shutil, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -75,6 +76,16 @@ class UserAgents(unittest.TestCase):
             wait_for("the bar up", lambda: segment(z, "dst"), timeout=30)
             self.assertEqual(state(z, "toy"), "", "a plain shell is no agent pane")
             time.sleep(1)
+            type_prompt(z, "toy", " ".join(shlex.quote(a) for a in toy("--turns", "1", "--think", "5")))
+            wait_for("toy working", lambda: "working" in state(z, "toy"), timeout=40)
+            wait_for("toy done", lambda: "done" in state(z, "toy"), timeout=30)
+
+    def test_a_rules_file_written_while_the_bar_runs_takes_effect(self):
+        panes = [("toy", SHELL), ("dst", demo("dst", "", turns=0, listen=True))]
+        with Zellij(panes) as z:
+            wait_for("the bar up", lambda: segment(z, "dst"), timeout=30)
+            write_default_rules(z)
+            time.sleep(11)  # the bar asks for the rules again every 10 s; the watcher looks each second
             type_prompt(z, "toy", " ".join(shlex.quote(a) for a in toy("--turns", "1", "--think", "5")))
             wait_for("toy working", lambda: "working" in state(z, "toy"), timeout=40)
             wait_for("toy done", lambda: "done" in state(z, "toy"), timeout=30)

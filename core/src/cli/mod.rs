@@ -280,7 +280,7 @@ fn rules_option(args: impl Iterator<Item = std::ffi::OsString>) -> Option<PathBu
 
 /// Runs the CLI and returns the process exit code.
 pub fn run() -> i32 {
-    let loaded = turnstile_core::host::rules::load(rules_option(std::env::args_os()).as_deref());
+    let (reloader, loaded) = turnstile_core::host::rules::Reloader::load(rules_option(std::env::args_os()));
     let cli = Cli::parse();
     if let Command::Rules { json } = cli.command {
         return print_rules(&loaded, json);
@@ -292,7 +292,7 @@ pub fn run() -> i32 {
             timeout,
             session,
         } => wait::run(session, pane, until, timeout),
-        Command::Watch { session } => watch::run(session),
+        Command::Watch { session } => watch::run(session, reloader),
         command => dispatch(command, loaded.path.clone().map(PathBuf::from)).map(|()| 0),
     };
     match outcome {

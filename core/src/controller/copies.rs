@@ -16,7 +16,7 @@ impl Controller {
         let took_over = became_leader && self.saw_a_leader;
         self.saw_a_leader |= role != Role::Undecided;
         if role != Role::Undecided {
-            self.ask_rules();
+            self.ask_rules(now);
         }
         let lost_leadership = !role.is_leader() && self.role.is_leader();
         let new_leader = role.leader().filter(|l| self.role.leader() != Some(*l));

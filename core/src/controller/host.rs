@@ -35,12 +35,20 @@ impl Controller {
         argv
     }
 
-    /// Asks the host for the user's rules file, once per copy: every copy
-    /// classifies or draws the user's kinds (their tags) alike.
-    pub(super) fn ask_rules(&mut self) {
-        if std::mem::replace(&mut self.rules_asked, true) {
+    /// Asks the host for the user's rules file: every copy once (each
+    /// draws the user's kinds, their tags), and the leader, which reads
+    /// their screens, again every [`RULES_RECHECK_MS`] (an edited file
+    /// takes effect without reloading the bar).
+    pub(super) fn ask_rules(&mut self, now: Millis) {
+        let due = match self.rules.asked_at {
+            None => true,
+            Some(at) => self.role.is_leader() && now.saturating_sub(at) >= RULES_RECHECK_MS,
+        };
+        if !due || self.rules.in_flight {
             return;
         }
+        self.rules.asked_at = Some(now);
+        self.rules.in_flight = true;
         let context = crate::order::map_of([(CTX_KIND.to_owned(), "rules".to_owned())]);
         let argv = self.host_argv(&["rules", "--json"]);
         self.out.push(Effect::RunHost { argv, context });
@@ -49,7 +57,12 @@ impl Controller {
     /// The user's rules arrived: their agents become kinds, the panes are
     /// recognised again, and a broken file is named in the bar.
     fn on_rules(&mut self, code: Option<i32>, stdout: &[u8], stderr: &[u8], now: Millis) {
-        self.rules_problem = match (code, RulesReport::parse(stdout)) {
+        self.rules.in_flight = false;
+        let answer = (code, crate::text::fnv1a(stdout.iter().copied()));
+        if self.rules.last_answer.replace(answer) == Some(answer) {
+            return; // the same file as last time
+        }
+        self.rules.problem = match (code, RulesReport::parse(stdout)) {
             (Some(0), Ok(report)) => {
                 crate::agent::user::load(&report.rules);
                 report.problem_line()

@@ -98,6 +98,23 @@ enum Permission {
     Denied,
 }
 
+/// How often the leader asks for the rules file again (ms).
+pub const RULES_RECHECK_MS: Millis = 10_000;
+
+/// The runs of `turnstile rules` and what the last one said.
+#[derive(Debug, Default)]
+struct RulesRuns {
+    /// When this copy last asked.
+    asked_at: Option<Millis>,
+    /// One is running.
+    in_flight: bool,
+    /// The last answer's exit code and check sum: the same answer again
+    /// changes nothing.
+    last_answer: Option<(Option<i32>, u64)>,
+    /// Why the rules file is not in use (named in the bar).
+    problem: Option<String>,
+}
+
 /// The state of one copy of the bar.
 #[derive(Debug)]
 pub struct Controller {
@@ -106,10 +123,8 @@ pub struct Controller {
     settings: BTreeMap<String, String>,
     config: Config,
     problems: Vec<String>,
-    /// The rules file was asked for (once per copy).
-    rules_asked: bool,
-    /// Why the user's rules file is not in use (named in the bar).
-    rules_problem: Option<String>,
+    /// The user's rules file, as asked of the host.
+    rules: RulesRuns,
     table: PaneTable,
     permission: Permission,
     queued: VecDeque<Event>,
@@ -204,8 +219,7 @@ impl Controller {
             delivery: Delivery::new(&config),
             config,
             problems,
-            rules_asked: false,
-            rules_problem: None,
+            rules: RulesRuns::default(),
             permission: Permission::NotAsked,
             queued: VecDeque::new(),
             role: Role::Undecided,
@@ -461,7 +475,7 @@ impl Controller {
         if let Some(problem) = self.problems.first() {
             return Some(format!("turnstile config: {problem}"));
         }
-        if let Some(problem) = &self.rules_problem {
+        if let Some(problem) = &self.rules.problem {
             return Some(problem.clone());
         }
         if let Some(error) = &self.host.error {

@@ -76,6 +76,7 @@ impl Controller {
             return;
         }
         let screens_changed = self.poll_unreported_panes(now, screens);
+        self.ask_rules(now);
         if self.watcher.restart_due(now) {
             self.start_watcher(now);
         }

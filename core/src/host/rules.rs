@@ -69,6 +69,45 @@ pub fn read_rules(explicit: Option<&Path>) -> Loaded {
     loaded
 }
 
+/// The rules file a long-lived process (the watcher) loaded, loaded again
+/// when it changes: its modification time, size or file (an editor's
+/// rename, a dotfile symlink pointed elsewhere) are looked at with one
+/// `stat` that follows links.
+pub struct Reloader {
+    explicit: Option<PathBuf>,
+    stamp: Option<Stamp>,
+}
+
+type Stamp = (Option<std::time::SystemTime>, u64, u64);
+
+fn stamp_of(explicit: Option<&Path>) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let var = |name: &str| std::env::var(name).ok();
+    let (path, _) = path_of(explicit, &var)?;
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok(), meta.len(), meta.ino()))
+}
+
+impl Reloader {
+    /// Loads the rules file (see [`load`]) and remembers its stamp.
+    pub fn load(explicit: Option<PathBuf>) -> (Reloader, Loaded) {
+        let stamp = stamp_of(explicit.as_deref());
+        let loaded = load(explicit.as_deref());
+        (Reloader { explicit, stamp }, loaded)
+    }
+
+    /// Loads the file again when it changed since; true when it did.
+    pub fn reload_if_changed(&mut self) -> bool {
+        let stamp = stamp_of(self.explicit.as_deref());
+        if stamp == self.stamp {
+            return false;
+        }
+        self.stamp = stamp;
+        load(self.explicit.as_deref());
+        true
+    }
+}
+
 fn read(path: &Path) -> io::Result<String> {
     let bytes = super::files::read_capped(path, MAX_BYTES)?;
     String::from_utf8(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
@@ -77,6 +116,30 @@ fn read(path: &Path) -> io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edited_file_is_loaded_again_and_an_untouched_one_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agents.kdl");
+        let agent = |state: &str| {
+            format!(
+                "agent \"reload-probe\" {{\n  process \"^rp$\"\n  screen {{\n    {state} \"^x$\" rows=1\n  }}\n}}\n"
+            )
+        };
+        std::fs::write(&path, agent("done")).unwrap();
+        let (mut reloader, loaded) = Reloader::load(Some(path.clone()));
+        assert_eq!(loaded.problem, None);
+        assert!(!reloader.reload_if_changed(), "untouched");
+        let kind = crate::agent::AgentKind::parse("reload-probe").unwrap();
+        let rows = ["x".to_owned()];
+        assert_eq!(kind.classify_screen(&rows, "").state, crate::State::Done);
+        // An editor writes a new file and renames it over the old one.
+        let new = dir.path().join("agents.kdl.new");
+        std::fs::write(&new, agent("waiting")).unwrap();
+        std::fs::rename(&new, &path).unwrap();
+        assert!(reloader.reload_if_changed());
+        assert_eq!(kind.classify_screen(&rows, "").state, crate::State::Waiting);
+    }
 
     #[test]
     fn the_option_then_the_environment_then_the_default() {

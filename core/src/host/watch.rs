@@ -153,7 +153,8 @@ enum PathRole {
 }
 
 /// Runs until the zellij server (the parent) goes away.
-pub fn run(session: Option<String>) -> Result<i32> {
+pub fn run(session: Option<String>, rules: super::rules::Reloader) -> Result<i32> {
+    let mut rules = rules;
     let name = session
         .or_else(|| std::env::var("ZELLIJ_SESSION_NAME").ok())
         .context("no zellij session: pass --session or run inside zellij")?;
@@ -217,6 +218,11 @@ pub fn run(session: Option<String>) -> Result<i32> {
             }
             if let Some(why) = state.mailbox.failure() {
                 bail!("{why}");
+            }
+            if rules.reload_if_changed() {
+                // Agents of kinds the file adds (or drops) are looked at anew.
+                state.processes = ProcessScan::default();
+                changes.rebind = true;
             }
             changes.rebind |= state.processes.changed();
             // A safety net under inotify: panes still without a transcript

@@ -102,16 +102,10 @@ impl Reader<'_> {
         if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err(self.error(node, format!("agent name {name:?}: one word, please")));
         }
+        let tag: String = name.chars().take(2).collect();
         let mut agent = UserAgent {
-            tag: name.chars().take(2).collect(),
-            name: name.to_owned(),
             line: self.line(node),
-            process: None,
-            argv: None,
-            title: None,
-            screen: Vec::new(),
-            hooks: Vec::new(),
-            replaces: None,
+            ..UserAgent::bare(name, &tag)
         };
         for child in node.children().map(KdlDocument::nodes).unwrap_or_default() {
             self.agent_part(&mut agent, child)?;

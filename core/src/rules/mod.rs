@@ -231,15 +231,6 @@ impl UserAgent {
         }
     }
 
-    /// True when it has no rules at all.
-    pub fn is_bare(&self) -> bool {
-        self.process.is_none()
-            && self.argv.is_none()
-            && self.title.is_none()
-            && self.screen.is_empty()
-            && self.hooks.is_empty()
-    }
-
     /// True when a process's argv runs this agent: its `process` pattern
     /// matches the program's file name or, for a script an interpreter
     /// runs, the script's; its `argv` pattern the command line. Both must

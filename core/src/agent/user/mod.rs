@@ -102,19 +102,11 @@ impl Registry {
 }
 
 /// Loads a rules file's agents: each becomes (or stays) a user kind with
-/// these rules, in this order; a name the file no longer describes keeps
-/// its number but loses its rules. Returns how many were loaded.
+/// these rules, recognised in this order. A name the file no longer
+/// describes is recognised no more; a pane already of its kind keeps its
+/// last rules. Returns how many were loaded.
 pub fn load(rules: &Rules) -> usize {
     write(|registry| {
-        let gone: Vec<UserAgent> = registry
-            .kinds
-            .iter()
-            .filter(|k| rules.agent(k.name).is_none() && !k.rules.is_bare())
-            .map(|k| UserAgent::bare(k.name, k.tag))
-            .collect();
-        for agent in gone {
-            registry.define(agent);
-        }
         let loaded: Vec<u16> = rules.agents.iter().filter_map(|a| registry.define(a.clone())).collect();
         registry.loaded = loaded;
         registry.loaded.len()
@@ -305,8 +297,7 @@ mod tests {
         assert_eq!(find("reg-a"), Some(a), "the same number");
         assert_eq!(a.classify_screen(&rows, "").state, State::Waiting);
         let b = find("reg-b").unwrap();
-        assert!(!b.agent().runs(&["reg-b".to_owned()]), "gone from the file: bare");
-        assert_eq!(b.tag(), "xy");
+        assert_eq!(b.tag(), "xy", "gone from the file: known by name still");
     }
 
     #[test]

@@ -53,6 +53,23 @@ fn every_copy_asks_for_the_rules_once_with_the_setting_s_file() {
 }
 
 #[test]
+fn the_leader_asks_again_so_an_edited_file_takes_effect() {
+    let mut rig = Rig::leader(&[]);
+    let later = rig.now + crate::controller::RULES_RECHECK_MS;
+    // The first run (on taking the lead) has not answered: none more.
+    assert!(host_runs(&rig.timer_at(later), "rules").is_empty());
+    rules_result(
+        &mut rig,
+        r#"{"path": "/x/agents.kdl", "rules": {"agents": []}, "problem": null}"#,
+    );
+    let asked = (1..=3).any(|n| !host_runs(&rig.timer_at(later + n * 1_000), "rules").is_empty());
+    assert!(asked, "asked again once answered and due");
+    let broken = r#"{"path": "/x/agents.kdl", "rules": {"agents": []}, "problem": {"line": 2, "message": "bad"}}"#;
+    rules_result(&mut rig, broken);
+    assert!(ansi::strip(&rig.c.render(200, rig.now)).contains("agents.kdl line 2: bad"));
+}
+
+#[test]
 fn a_user_kinds_screen_done_is_never_routed_and_its_hooks_done_is() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
     rules_result(&mut rig, TOY_RULES);
