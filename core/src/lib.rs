@@ -42,7 +42,6 @@ pub mod mailbox;
 pub mod order;
 pub mod panes;
 pub mod protocol;
-pub mod rules;
 pub mod screen;
 #[cfg(feature = "cli")]
 pub mod simulate;

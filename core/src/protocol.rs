@@ -142,10 +142,10 @@ pub struct RulesReport {
     pub path: Option<String>,
     /// Its agents (none when it is missing or broken).
     #[serde(default)]
-    pub rules: crate::rules::Rules,
+    pub rules: crate::agent::user::rules::Rules,
     /// Why it could not be used (line 0: the file as a whole).
     #[serde(default)]
-    pub problem: Option<crate::rules::RuleError>,
+    pub problem: Option<crate::agent::user::rules::RuleError>,
 }
 
 impl RulesReport {

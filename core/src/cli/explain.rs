@@ -38,8 +38,8 @@ pub fn screen(text: &str, kind: AgentKind, title: &str, rules: Option<&Path>) ->
                 rule.state,
                 rule.pattern.as_str(),
                 match rule.region {
-                    turnstile_core::rules::Region::Title => "the title".to_owned(),
-                    turnstile_core::rules::Region::Last(n) => format!("the last {n} rows"),
+                    turnstile_core::agent::user::rules::Region::Title => "the title".to_owned(),
+                    turnstile_core::agent::user::rules::Region::Last(n) => format!("the last {n} rows"),
                 }
             );
         }

@@ -5,8 +5,8 @@
 //! recognises or classifies an agent knows the user's kinds.
 
 use crate::agent::user;
+use crate::agent::user::file::{self, RuleError};
 use crate::protocol::RulesReport;
-use crate::rules::file::{self, RuleError};
 use std::io;
 use std::path::{Path, PathBuf};
 

@@ -13,14 +13,18 @@
 //! what travels in JSON; a name the plugin has not loaded rules for yet
 //! (a report of the watcher's) becomes a bare kind: its tag, no rules.
 
+#[cfg(feature = "cli")]
+pub mod file;
+pub mod rules;
+
 use super::program::NoLog;
 use super::{Agent, AgentHooks, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::hook::HookEvent;
-use crate::rules::{Rules, UserAgent};
 use crate::screen::{InputBox, Rule, ScreenVerdict};
 use crate::transcript::lines::LineClassifier;
 use crate::transcript::TranscriptVerdict;
 use crate::{Millis, Source, State, Verdict};
+use rules::{Rules, UserAgent};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{PoisonError, RwLock};
@@ -265,8 +269,8 @@ impl AgentHooks for UserKind {
 
 #[cfg(test)]
 mod tests {
+    use super::rules::{Pattern, Region, ScreenRule};
     use super::*;
-    use crate::rules::{Pattern, Region, ScreenRule};
 
     fn agent(name: &str, screen: Vec<ScreenRule>) -> UserAgent {
         UserAgent {

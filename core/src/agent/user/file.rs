@@ -21,8 +21,8 @@
 //! }
 //! ```
 
-pub use super::RuleError;
-use super::{parse_state, HookRule, Pattern, Region, Rules, ScreenRule, UserAgent, DEFAULT_ROWS};
+pub use super::rules::RuleError;
+use super::rules::{parse_state, HookRule, Pattern, Region, Rules, ScreenRule, UserAgent, DEFAULT_ROWS};
 use crate::agent::AgentKind;
 use kdl::{KdlDocument, KdlEntry, KdlNode};
 use std::path::PathBuf;
@@ -385,7 +385,7 @@ agent "mytool" {
 
     #[test]
     fn the_readmes_example_parses_and_reads_a_screen() {
-        let readme = include_str!("../../../README.md");
+        let readme = include_str!("../../../../README.md");
         let start = readme.find("```kdl\nagent \"toy\"").expect("README's example") + "```kdl\n".len();
         let end = start + readme[start..].find("```").unwrap();
         let rules = parse(&readme[start..end]).unwrap();

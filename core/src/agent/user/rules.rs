@@ -19,9 +19,6 @@
 //! file, the bar compiles the same patterns with the same engine.
 //! `agent::user` makes each agent a kind of the agent model.
 
-#[cfg(feature = "cli")]
-pub mod file;
-
 use crate::agent::AgentKind;
 use crate::State;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
