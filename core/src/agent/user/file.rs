@@ -99,8 +99,13 @@ impl Reader<'_> {
         if node.entries().len() != 1 {
             return Err(self.error(node, "expected agent \"<name>\" { … }".to_owned()));
         }
-        if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(self.error(node, format!("agent name {name:?}: one word, please")));
+        // A built-in kind's name is refused below, with its own reason.
+        if !super::is_valid_name(name) && AgentKind::built_in(name).is_none() {
+            let what = format!(
+                "agent name {name:?}: one word of letters, digits, `-`, `_` or `.`, at most {} characters",
+                super::MAX_NAME_CHARS
+            );
+            return Err(self.error(node, what));
         }
         let tag: String = name.chars().take(2).collect();
         let mut agent = UserAgent {
@@ -313,6 +318,7 @@ agent "mytool" {
             (screen("done \"x\" colour=1"), 4, "not a region"),
             (agent("  scren {\n  }\n"), 3, "unknown node \"scren\""),
             ("\n\nagent \"a\" {\n  tag \"a\"\n}".into(), 3, "cannot be recognised"),
+            ("agent \"a/b\" {\n  process \"x\"\n}".into(), 1, "one word of letters"),
             ("agent \"claude\" {\n  title \"x\"\n}".into(), 1, "built in"),
             (agent("  replaces \"vim\"\n"), 3, "no built-in kind"),
             (format!("{}\n{}", agent(""), agent("")), 4, "twice"),

@@ -68,13 +68,13 @@ fn leak(text: &str) -> &'static str {
     Box::leak(text.to_owned().into_boxed_str())
 }
 
-/// True for a name a user kind may have: one short word, not a built-in's.
+/// True for a name a user kind may have: one short word (letters, digits,
+/// `-`, `_`, `.`), not a built-in's. A rules file is held to it too.
 pub fn is_valid_name(name: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | '.');
     !name.is_empty()
         && name.chars().count() <= MAX_NAME_CHARS
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name.chars().all(is_word)
         && AgentKind::built_in(name).is_none()
 }
 
