@@ -40,11 +40,11 @@ impl Controller {
     /// their screens, again every [`RULES_RECHECK_MS`] (an edited file
     /// takes effect without reloading the bar).
     pub(super) fn ask_rules(&mut self, now: Millis) {
-        let due = match self.rules.asked_at {
-            None => true,
-            Some(at) => self.role.is_leader() && now.saturating_sub(at) >= RULES_RECHECK_MS,
-        };
-        if !due || self.rules.in_flight {
+        let since = self.rules.asked_at.map(|at| now.saturating_sub(at));
+        let due = since.is_none_or(|ms| self.role.is_leader() && ms >= RULES_RECHECK_MS);
+        // A run whose answer never came (zellij lost it) is given up.
+        let waiting = self.rules.in_flight && since.is_some_and(|ms| ms < RULES_GIVE_UP_MS);
+        if !due || waiting {
             return;
         }
         self.rules.asked_at = Some(now);

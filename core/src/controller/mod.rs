@@ -101,6 +101,10 @@ enum Permission {
 /// How often the leader asks for the rules file again (ms).
 pub const RULES_RECHECK_MS: Millis = 10_000;
 
+/// How long a run of `turnstile rules` may go unanswered before it is
+/// taken for lost (ms).
+pub const RULES_GIVE_UP_MS: Millis = 30_000;
+
 /// The runs of `turnstile rules` and what the last one said.
 #[derive(Debug, Default)]
 struct RulesRuns {

@@ -56,8 +56,13 @@ fn every_copy_asks_for_the_rules_once_with_the_setting_s_file() {
 fn the_leader_asks_again_so_an_edited_file_takes_effect() {
     let mut rig = Rig::leader(&[]);
     let later = rig.now + crate::controller::RULES_RECHECK_MS;
-    // The first run (on taking the lead) has not answered: none more.
+    // The first run (on taking the lead) has not answered: none more,
+    // until it is taken for lost.
     assert!(host_runs(&rig.timer_at(later), "rules").is_empty());
+    let lost = rig.now + crate::controller::RULES_GIVE_UP_MS;
+    let again = (0..=3).any(|n| !host_runs(&rig.timer_at(lost + n * 1_000), "rules").is_empty());
+    assert!(again, "a lost run is asked again");
+    let later = rig.now + crate::controller::RULES_RECHECK_MS;
     rules_result(
         &mut rig,
         r#"{"path": "/x/agents.kdl", "rules": {"agents": []}, "problem": null}"#,
