@@ -68,11 +68,7 @@ impl Controller {
                 report.problem_line()
             }
             (_, parsed) => {
-                let why = match (first_line(stderr), parsed) {
-                    (Some(why), _) => why,
-                    (None, Err(e)) => e.to_string(),
-                    (None, Ok(_)) => format!("exit code {code:?}"),
-                };
+                let why = why_it_failed(code, stderr, parsed);
                 Some(format!("`{} rules` failed: {why}", self.config.host_command))
             }
         };
@@ -298,7 +294,7 @@ impl Controller {
 
 /// Why a host command failed: its first line of errors, else why its output
 /// does not parse, else its exit code.
-fn why_it_failed(code: Option<i32>, stderr: &[u8], parsed: Result<HostReport, crate::Error>) -> String {
+fn why_it_failed<T>(code: Option<i32>, stderr: &[u8], parsed: Result<T, crate::Error>) -> String {
     match (first_line(stderr), parsed) {
         (Some(why), _) => why,
         (None, Err(e)) => e.to_string(),
