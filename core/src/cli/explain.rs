@@ -8,7 +8,7 @@ use turnstile_core::{ansi, screen};
 
 /// Explains a screen dump of an agent of `kind` (with its pane's title); a
 /// user kind's rule is named by its line in `rules` (the rules file).
-pub fn screen(text: &str, kind: AgentKind, title: &str, rules: Option<&Path>) -> String {
+pub fn screen(text: &str, kind: AgentKind, title: &str, rules: Option<&str>) -> String {
     let plain = ansi::strip(text);
     let rows: Vec<String> = plain.lines().map(str::to_owned).collect();
     let v = kind.classify_screen(&rows, title);
@@ -25,7 +25,7 @@ pub fn screen(text: &str, kind: AgentKind, title: &str, rules: Option<&Path>) ->
         _ => out.push_str("no status line on screen\n"),
     }
     if let (screen::Rule::User(line), AgentKind::User(id)) = (v.rule, kind) {
-        let file = rules.map_or_else(|| "the rules file".to_owned(), |p| p.display().to_string());
+        let file = rules.unwrap_or("the rules file");
         let rule = turnstile_core::agent::user::get(id)
             .rules()
             .screen

@@ -5,9 +5,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::{json, Value};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::agent::SessionStatus;
 use turnstile_core::ansi;
+use turnstile_core::host::rules::{Loaded, Reloader};
 use turnstile_core::host::{files, home, hooks, mailbox, report, state, watch};
 use turnstile_core::simulate::SimOptions;
 use turnstile_core::transcript::TranscriptVerdict;
@@ -278,12 +280,19 @@ fn rules_option(args: impl Iterator<Item = std::ffi::OsString>) -> Option<PathBu
     })
 }
 
+/// The rules file, loaded on first need: by the commands that recognise
+/// agents, and by an agent name no built-in kind has. The others (`pull`,
+/// `report`, a built-in kind's `hook`, run again and again) never read it.
+fn rules() -> &'static Loaded {
+    static LOADED: OnceLock<Loaded> = OnceLock::new();
+    LOADED.get_or_init(|| turnstile_core::host::rules::load(rules_option(std::env::args_os()).as_deref()))
+}
+
 /// Runs the CLI and returns the process exit code.
 pub fn run() -> i32 {
-    let (reloader, loaded) = turnstile_core::host::rules::Reloader::load(rules_option(std::env::args_os()));
     let cli = Cli::parse();
     if let Command::Rules { json } = cli.command {
-        return print_rules(&loaded, json);
+        return print_rules(rules(), json);
     }
     let outcome = match cli.command {
         Command::Wait {
@@ -291,9 +300,12 @@ pub fn run() -> i32 {
             until,
             timeout,
             session,
-        } => wait::run(session, pane, until, timeout),
-        Command::Watch { session } => watch::run(session, reloader),
-        command => dispatch(command, loaded.path.clone().map(PathBuf::from)).map(|()| 0),
+        } => {
+            rules();
+            wait::run(session, pane, until, timeout)
+        }
+        Command::Watch { session } => watch::run(session, Reloader::load(cli.rules).0),
+        command => dispatch(command).map(|()| 0),
     };
     match outcome {
         Ok(code) => code,
@@ -306,7 +318,7 @@ pub fn run() -> i32 {
 
 /// `turnstile rules`: JSON for the bar (exit 0 whatever it says), or text
 /// for people (exit 2 for a broken file).
-fn print_rules(loaded: &turnstile_core::host::rules::Loaded, json: bool) -> i32 {
+fn print_rules(loaded: &Loaded, json: bool) -> i32 {
     if json {
         return match serde_json::to_value(loaded)
             .map_err(anyhow::Error::from)
@@ -348,7 +360,7 @@ fn print_rules(loaded: &turnstile_core::host::rules::Loaded, json: bool) -> i32 
     }
 }
 
-fn dispatch(command: Command, rules_path: Option<PathBuf>) -> Result<()> {
+fn dispatch(command: Command) -> Result<()> {
     match command {
         Command::Screen { file, agent, title } => print_json(&screen_json(&read_text(&file)?, agent, &title)),
         Command::Transcript { file } => print_json(&transcript_json(&report::classify_file(
@@ -358,6 +370,7 @@ fn dispatch(command: Command, rules_path: Option<PathBuf>) -> Result<()> {
         )?)),
         Command::Session { file } => print_json(&session_json(&read_bytes(&file)?)?),
         Command::Status { session, panes, json } => {
+            rules();
             let report = report::host_report(session, &panes)?;
             if json {
                 print_json(&serde_json::to_value(&report)?)
@@ -434,7 +447,7 @@ fn dispatch(command: Command, rules_path: Option<PathBuf>) -> Result<()> {
                 None => guess_kind(&file)?,
             };
             let text = match kind {
-                InputKind::Screen => explain::screen(&read_text(&file)?, agent, &title, rules_path.as_deref()),
+                InputKind::Screen => explain::screen(&read_text(&file)?, agent, &title, rules().path.as_deref()),
                 InputKind::Transcript => explain::transcript(&file)?,
             };
             write_out(&text)
@@ -443,7 +456,11 @@ fn dispatch(command: Command, rules_path: Option<PathBuf>) -> Result<()> {
 }
 
 fn parse_agent(name: &str) -> Result<AgentKind, String> {
-    AgentKind::parse(name).ok_or_else(|| {
+    let user_kind = || {
+        rules();
+        AgentKind::parse(name)
+    };
+    AgentKind::built_in(name).or_else(user_kind).ok_or_else(|| {
         let known: Vec<&str> = AgentKind::agents().map(|a| a.name()).collect();
         format!(
             "unknown agent `{name}` ({}; more in a rules file: `turnstile rules`)",
