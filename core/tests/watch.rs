@@ -631,3 +631,61 @@ fn two_opencode_panes_of_one_folder_without_the_plugin_never_borrow_a_session() 
         "nothing tells the sessions apart: the screen alone"
     );
 }
+
+/// A rules file's agent with log rules (issue 25): a plain `sleep` is the
+/// agent, its logs are `~/.nap/session-??.log` (a folder that does not
+/// exist yet, files that are not `.jsonl`), and the watcher binds the one
+/// written since it started and classifies it by the file's line rules.
+#[test]
+fn a_user_agents_log_is_found_by_its_glob_and_read_by_its_line_rules() {
+    let mut rig = Rig::new("watch-user-log");
+    let home = rig.dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let rules = rig.dir.path().join("agents.kdl");
+    let kdl = r#"agent "napper" {
+    process "^sleep$"
+    log "~/.nap/session-??.log" {
+        start "kind" "^ask$"
+        answer "kind" "^reply$" text="body"
+        error "kind" "^oops$"
+    }
+}
+"#;
+    std::fs::write(&rules, kdl).unwrap();
+    let agent = Command::new("sleep")
+        .arg("600")
+        .env("ZELLIJ_PANE_ID", "7")
+        .env("ZELLIJ_SESSION_NAME", &rig.session)
+        .env("HOME", &home)
+        .spawn()
+        .unwrap();
+    rig.children.push(agent);
+    let watcher = Command::new(BIN)
+        .args(["watch", "--session", &rig.session])
+        .env("TURNSTILE_ZELLIJ", rig.dir.path().join("zellij"))
+        .env("TURNSTILE_RULES", &rules)
+        .env("XDG_STATE_HOME", rig.dir.path().join("state"))
+        .env("TMPDIR", rig.dir.path())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    rig.children.push(watcher);
+    std::thread::sleep(Duration::from_millis(1500));
+    let folder = home.join(".nap");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("notes.log"), b"{\"kind\":\"reply\"}\n").unwrap();
+    let log = folder.join("session-01.log");
+    std::fs::write(&log, line(json!({"kind": "ask", "body": "go"}))).unwrap();
+    rig.until("the log bound and working", |r| {
+        r.state(7).as_deref() == Some("working")
+    });
+    assert_eq!(rig.transcript_of(7), log, "the file its glob names, not notes.log");
+    append(&log, &line(json!({"kind": "progress"})));
+    append(&log, &line(json!({"kind": "reply", "body": "the answer"})));
+    rig.until("done", |r| r.state(7).as_deref() == Some("done"));
+    let report = rig.pushed().into_iter().rev().find(|r| r["pane"] == 7).unwrap();
+    assert_eq!(report["answer"], "the answer", "{report}");
+    append(&log, &line(json!({"kind": "ask"})));
+    append(&log, &line(json!({"kind": "oops"})));
+    rig.until("failed", |r| r.state(7).as_deref() == Some("failed"));
+}

@@ -4,8 +4,10 @@ done line) recognised by its process and read by its screen rules, started
 by the layout or typed into a shell after the bar is up; its hooks confirm
 its done, which a flow then routes; a broken rules file is named in the bar
 with its line while the built-in kinds keep working; a file written while
-the bar runs takes effect without a reload."""
-import os, shlex, shutil, sys, tempfile, time, unittest
+the bar runs takes effect without a reload; its own JSONL log, described by
+log rules, confirms its done (the answer read from the log line, routed),
+typed into a shell after the bar is up."""
+import os, shlex, shutil, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agent_case import segment
@@ -32,17 +34,32 @@ agent "toy" {
 }
 '''
 
+LOG_RULES = r'''// The scripted agent, known by its screen and its own JSONL log.
+agent "toy" {
+    tag "ty"
+    process "^toy_agent\\.py$"
+    screen {
+        working "^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] thinking" rows=3
+        done "^Done in [0-9.]+s$" rows=3
+    }
+    log "~/.toy/logs/*.jsonl" {
+        start "type" "^prompt$"
+        answer "type" "^answer$" text="message.content"
+    }
+}
+'''
+
 
 def toy(*args):
     return ["python3", TOY, *args]
 
 
-def write_default_rules(z):
+def write_default_rules(z, rules=RULES):
     """The rules at their default place: $XDG_CONFIG_HOME/turnstile/agents.kdl."""
     folder = os.path.join(z.env["XDG_CONFIG_HOME"], "turnstile")
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "agents.kdl"), "w") as f:
-        f.write(RULES)
+        f.write(rules)
 
 
 def state(z, title):
@@ -79,6 +96,27 @@ class UserAgents(unittest.TestCase):
             type_prompt(z, "toy", " ".join(shlex.quote(a) for a in toy("--turns", "1", "--think", "5")))
             wait_for("toy working", lambda: "working" in state(z, "toy"), timeout=40)
             wait_for("toy done", lambda: "done" in state(z, "toy"), timeout=30)
+
+    def test_its_own_log_confirms_the_done_and_a_flow_routes_the_logged_answer(self):
+        panes = [("toy", SHELL), ("dst", demo("dst", "", turns=0, listen=True))]
+        rules = lambda z: write_default_rules(z, LOG_RULES)
+        with Zellij(panes, plugin_config={"flows": "toy -> dst"}, before_start=rules) as z:
+            wait_for("the bar up", lambda: segment(z, "dst"), timeout=30)
+            command = toy("--turns", "2", "--think", "4", "--log", "~/.toy/logs")
+            type_prompt(z, "toy", " ".join(shlex.quote(a) for a in command))
+            wait_for("toy working", lambda: "working" in state(z, "toy"), timeout=40)
+            wait_for("toy confirmed done", lambda: is_confirmed_done(state(z, "toy")), timeout=30)
+            for n in (1, 2):
+                wait_for(f"answer {n} routed to dst",
+                         lambda: any(f"Answer {n}: task {n} is done." in t for _, t in user_prompts(z)),
+                         timeout=30)
+            folder = os.path.join(z.home, ".toy", "logs")
+            logs = os.listdir(folder)
+            self.assertEqual(len(logs), 1, logs)
+            explained = subprocess.run([turnstile_bin(), "explain", os.path.join(folder, logs[0])], env=z.env,
+                                       capture_output=True, text=True, timeout=30)
+            self.assertIn("state: done", explained.stdout, explained)
+            self.assertIn("log rule on line 11", explained.stdout, explained)
 
     def test_a_rules_file_written_while_the_bar_runs_takes_effect(self):
         panes = [("toy", SHELL), ("dst", demo("dst", "", turns=0, listen=True))]

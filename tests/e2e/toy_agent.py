@@ -4,9 +4,11 @@ it draws its own spinner, its answer and a done line, and reads prompts
 typed or pasted into its terminal. A rules file teaches turnstile its
 screen; with `--hooks` it also calls `turnstile hook --agent toy --event
 <start|end>` at each turn's start and end (its answer in the payload), as
-an agent with a hook system of its own would.
+an agent with a hook system of its own would; with `--log FOLDER` it
+appends each turn's prompt, tool calls and answer to a JSONL log of its
+own in that folder (`toy-<pid>.jsonl`, opened and closed for each line).
 
-    toy_agent.py [--turns N] [--think S] [--hooks TURNSTILE] [--listen]
+    toy_agent.py [--turns N] [--think S] [--hooks TURNSTILE] [--log FOLDER] [--listen]
 """
 import argparse, json, os, select, subprocess, sys, time
 
@@ -21,6 +23,15 @@ def hook(turnstile, event, answer=None):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+LOG = None
+
+
+def log(**record):
+    if LOG:
+        with open(LOG, "a") as f:
+            f.write(json.dumps(record) + "\n")
+
+
 def prompt():
     sys.stdout.write("\n> ")
     sys.stdout.flush()
@@ -28,9 +39,12 @@ def prompt():
 
 def turn(n, text, think, turnstile):
     hook(turnstile, "start")
+    log(type="prompt", text=text)
     started = time.time()
     i = 0
     while time.time() - started < think:
+        if i % 10 == 5:
+            log(type="tool", name="read_file", call=i)
         sys.stdout.write(f"\r{SPINNER[i % len(SPINNER)]} thinking about task {n} ({time.time() - started:.0f}s)")
         sys.stdout.flush()
         i += 1
@@ -39,6 +53,7 @@ def turn(n, text, think, turnstile):
     sys.stdout.write("\r\033[K" + answer + "\n")
     sys.stdout.write(f"Done in {time.time() - started:.1f}s\n")
     sys.stdout.flush()
+    log(type="answer", message={"content": [{"type": "text", "text": answer}]})
     hook(turnstile, "end", answer)
     prompt()
 
@@ -58,7 +73,13 @@ def main():
     args.add_argument("--think", type=float, default=3.0)
     args.add_argument("--hooks", default="")
     args.add_argument("--listen", action="store_true")
+    args.add_argument("--log", default="")
     opts = args.parse_args()
+    global LOG
+    if opts.log:
+        folder = os.path.expanduser(opts.log)
+        os.makedirs(folder, exist_ok=True)
+        LOG = os.path.join(folder, f"toy-{os.getpid()}.jsonl")
     print("toy agent 0.1: type a task")
     prompt()
     time.sleep(1.5)

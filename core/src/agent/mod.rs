@@ -105,11 +105,17 @@ pub trait AgentLog: Sync {
     fn innermost_process_is_the_agent(&self) -> bool {
         false
     }
+    /// True when a file of that name in one of its log folders may be one
+    /// of its logs (by default a `.jsonl` file).
+    fn is_log_name(&self, file_name: &str) -> bool {
+        file_name.ends_with(".jsonl")
+    }
     /// The log of its project folder `folder` that a file the agent process
     /// holds open names (`None`: none): by default the file itself, when it
-    /// is a `.jsonl` log right in that folder.
+    /// is a log ([`AgentLog::is_log_name`]) right in that folder.
     fn log_held_open(&self, folder: &Path, open_file: &Path) -> Option<PathBuf> {
-        let log = open_file.parent() == Some(folder) && open_file.extension().is_some_and(|x| x == "jsonl");
+        let name = open_file.file_name().and_then(|n| n.to_str());
+        let log = open_file.parent() == Some(folder) && name.is_some_and(|n| self.is_log_name(n));
         log.then(|| open_file.to_path_buf())
     }
     /// The log of session `session_id`, for a hook whose payload names the
@@ -370,10 +376,11 @@ impl AgentKind {
         user::of_title(title)
     }
 
-    /// The kind a log file belongs to (the default kind when none claims it).
+    /// The kind a log file belongs to: a loaded user kind whose log rules
+    /// name it, else a built-in kind (the default kind when none claims it).
     pub fn of_log(name: &str, folder: &str, head: &[u8]) -> AgentKind {
-        AgentKind::ALL
-            .into_iter()
+        let user = [true, false].into_iter().flat_map(user::loaded).map(|k| k.kind());
+        user.chain(AgentKind::ALL)
             .find(|k| k.log().owns_log(name, folder, head))
             .unwrap_or_default()
     }

@@ -73,8 +73,9 @@ fn rule_help(rule: screen::Rule) -> &'static str {
 }
 
 /// Explains a transcript file.
-pub fn transcript(path: &Path) -> Result<String> {
-    let kind = turnstile_core::host::report::kind_of_transcript(path);
+pub fn transcript(path: &Path, agent: Option<AgentKind>) -> Result<String> {
+    super::rules();
+    let kind = agent.unwrap_or_else(|| turnstile_core::host::report::kind_of_transcript(path));
     let v = turnstile_core::host::report::classify_file(path, kind, true)?;
     let mut out = format!("state: {}\nsource: transcript\n", v.state);
     if let Some(c) = v.candidate {

@@ -248,9 +248,11 @@ enum Command {
         /// What the file is; guessed from its content when not given.
         #[arg(long = "as", value_enum)]
         kind: Option<InputKind>,
-        /// Whose screen a dump is: claude (default), codex, gemini, qwen, copilot or opencode.
-        #[arg(long, default_value = "claude", value_parser = parse_agent)]
-        agent: AgentKind,
+        /// Whose screen or log it is: claude, codex, gemini, qwen, copilot,
+        /// opencode or a rules file's agent. A screen is Claude Code's unless
+        /// told; a log's kind is guessed from its name and first bytes.
+        #[arg(long, value_parser = parse_agent)]
+        agent: Option<AgentKind>,
         /// The pane's terminal title, for a screen dump.
         #[arg(long, default_value = "")]
         title: String,
@@ -338,8 +340,13 @@ fn print_rules(loaded: &Loaded, json: bool) -> i32 {
             .replaces
             .map(|k| format!(", replaces {}", k.name()))
             .unwrap_or_default();
+        let log = agent
+            .log
+            .as_ref()
+            .map(|log| format!(", log {} ({} line rules)", log.glob.as_str(), log.lines.len()))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "agent {} (tag {}, line {}): {} screen rules, {} hook rules{replaces}\n",
+            "agent {} (tag {}, line {}): {} screen rules, {} hook rules{log}{replaces}\n",
             agent.name,
             agent.tag,
             agent.line,
@@ -447,8 +454,11 @@ fn dispatch(command: Command) -> Result<()> {
                 None => guess_kind(&file)?,
             };
             let text = match kind {
-                InputKind::Screen => explain::screen(&read_text(&file)?, agent, &title, rules().path.as_deref()),
-                InputKind::Transcript => explain::transcript(&file)?,
+                InputKind::Screen => {
+                    let agent = agent.unwrap_or_default();
+                    explain::screen(&read_text(&file)?, agent, &title, rules().path.as_deref())
+                }
+                InputKind::Transcript => explain::transcript(&file, agent)?,
             };
             write_out(&text)
         }

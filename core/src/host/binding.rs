@@ -17,6 +17,7 @@
 //!    only, which is never routed on), rather than a neighbour's.
 
 use super::discovery::AgentProcess;
+use crate::agent::AgentLog;
 use crate::hook::HookEvent;
 use crate::Millis;
 use serde::{Deserialize, Serialize};
@@ -269,7 +270,7 @@ fn candidates_of(agent: &AgentProcess) -> Vec<Candidate> {
     }
     log.log_folders(&agent.home, cwd, super::clock::now_ms())
         .iter()
-        .flat_map(|folder| candidates(folder))
+        .flat_map(|folder| candidates(folder, log))
         .filter(|c| log.log_of_project(&|| first_line(&c.path), cwd))
         .collect()
 }
@@ -283,14 +284,14 @@ fn first_line(path: &Path) -> Option<Vec<u8>> {
     Some(first)
 }
 
-/// The transcripts of a project folder.
-fn candidates(folder: &Path) -> Vec<Candidate> {
+/// The logs of a project folder (by their names).
+fn candidates(folder: &Path, log: &dyn AgentLog) -> Vec<Candidate> {
     let Ok(entries) = fs::read_dir(folder) else {
         return Vec::new();
     };
     entries
         .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .filter(|e| e.file_name().to_str().is_some_and(|n| log.is_log_name(n)))
         .filter_map(|e| {
             let modified = e.metadata().ok()?.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
             Some(Candidate {

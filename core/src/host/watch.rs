@@ -57,9 +57,8 @@ struct Tracked {
 }
 
 impl Tracked {
-    /// Reads the log cold from its tail.
-    fn open(path: &Path) -> Option<Tracked> {
-        let kind = report::kind_of_transcript(path);
+    /// Reads a log of `kind` cold from its tail.
+    fn open(path: &Path, kind: AgentKind) -> Option<Tracked> {
         let (classifier, next) = report::read_cold(path, kind, false).ok()?;
         Some(Tracked { classifier, kind, next })
     }
@@ -85,7 +84,7 @@ impl Tracked {
         // A shrunk file was replaced; a huge append is read cold from its
         // tail (bounded) rather than whole.
         if len < self.next || len - self.next > MAX_APPEND_BYTES {
-            return match Tracked::open(path) {
+            return match Tracked::open(path, self.kind) {
                 Some(fresh) => {
                     *self = fresh;
                     true
@@ -314,7 +313,9 @@ impl Session {
         let new_agent_status = in_sessions && name.strip_suffix(".json").is_some_and(|p| p.parse::<u32>().is_ok());
         // A new transcript (`/clear`, `--resume`, a first prompt), a new
         // project folder, a new agent's status file.
-        let new_binding = name.ends_with(".jsonl") || (!in_sessions && path.extension().is_none());
+        let new_binding = name.ends_with(".jsonl")
+            || (!in_sessions && path.extension().is_none())
+            || self.agents.values().any(|a| a.kind.log().is_log_name(name));
         if new_agent_status || new_binding {
             PathRole::Unbound
         } else {
@@ -391,10 +392,18 @@ impl Session {
         }
     }
 
+    /// Reads what was appended to a bound log, or reads it cold if it is
+    /// new: as a log of the kind of the agent it is bound to.
     fn track(&mut self, path: &Path) {
         if let Some(tracked) = self.tracked.get_mut(path) {
             tracked.update(path);
-        } else if let Some(tracked) = Tracked::open(path) {
+            return;
+        }
+        let bound_to = self.transcripts.iter().find(|(_, log)| log.as_path() == path);
+        let kind = bound_to
+            .and_then(|(pane, _)| self.agents.get(pane))
+            .map_or_else(|| report::kind_of_transcript(path), |agent| agent.kind);
+        if let Some(tracked) = Tracked::open(path, kind) {
             self.tracked.insert(path.to_path_buf(), tracked);
         }
     }

@@ -201,16 +201,32 @@ pub struct LineClassifier<R> {
 impl<R: LineRules> LineClassifier<R> {
     /// A classifier that starts at `offset`, a line start.
     pub fn starting_at(offset: u64) -> Self {
+        LineClassifier::with_rules(offset, R::default())
+    }
+
+    /// A classifier with these `rules` (rules read from a file, say) that
+    /// starts at `offset`, a line start.
+    pub fn with_rules(offset: u64, rules: R) -> Self {
         LineClassifier {
             lines: LineBuffer::starting_at(offset),
-            rules: R::default(),
+            rules,
         }
     }
 
     /// Classifies a log cold from its last `tail` bytes (from the first
     /// line that starts within them).
     pub fn from_tail<F: Read + Seek>(file: &mut F, tail: u64) -> io::Result<Self> {
-        read_tail(file, tail, Self::starting_at, |c, bytes| c.feed(bytes))
+        LineClassifier::from_tail_with(file, tail, R::default())
+    }
+
+    /// [`LineClassifier::from_tail`], with these `rules`.
+    pub fn from_tail_with<F: Read + Seek>(file: &mut F, tail: u64, rules: R) -> io::Result<Self> {
+        read_tail(
+            file,
+            tail,
+            |offset| Self::with_rules(offset, rules),
+            |c, bytes| c.feed(bytes),
+        )
     }
 
     /// Bytes consumed so far as complete lines.

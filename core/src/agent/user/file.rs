@@ -18,12 +18,18 @@
 //!         start "working"
 //!         end "done"
 //!     }
+//!     log "~/.aider/logs/*.jsonl" {  // its JSONL logs, and what a line says
+//!         start "event" "^turn_start$"
+//!         answer "event" "^turn_end$" text="answer"
+//!     }
 //! }
 //! ```
 
+use super::log::{LineRule, LogGlob, LogRules};
 pub use super::rules::RuleError;
 use super::rules::{parse_state, HookRule, Pattern, Region, Rules, ScreenRule, UserAgent, DEFAULT_ROWS};
 use crate::agent::AgentKind;
+use crate::State;
 use kdl::{KdlDocument, KdlEntry, KdlNode};
 use std::path::PathBuf;
 
@@ -152,8 +158,10 @@ impl Reader<'_> {
                     agent.hooks.push(self.hook_rule(hook)?);
                 }
             }
+            "log" if agent.log.is_some() => return Err(self.error(node, "a second log: an agent has one".to_owned())),
+            "log" => agent.log = Some(self.log(node)?),
             other => {
-                let known = "tag, process, argv, title, replaces, screen, hooks";
+                let known = "tag, process, argv, title, replaces, screen, hooks, log";
                 return Err(self.error(node, format!("unknown node \"{other}\" in an agent (known: {known})")));
             }
         }
@@ -205,6 +213,71 @@ impl Reader<'_> {
             };
         }
         Ok(ScreenRule { state, region, pattern })
+    }
+
+    /// `log "<glob>" { <rule> "<field>" "<pattern>" [text="<field>"] … }`.
+    fn log(&self, node: &KdlNode) -> Result<LogRules, RuleError> {
+        let what = "log \"<glob>\" { <rule> \"<field>\" \"<pattern>\" … }";
+        let written = self.argument(node, what)?;
+        if node.entries().len() != 1 {
+            return Err(self.error(node, format!("expected {what}")));
+        }
+        let glob = LogGlob::new(written, self.line(node)).map_err(|why| self.error(node, format!("log {why}")))?;
+        let rules = node.children().map(KdlDocument::nodes).unwrap_or_default();
+        if rules.is_empty() {
+            return Err(self.error(node, format!("log {written:?} says nothing of its lines: {what}")));
+        }
+        let lines = rules
+            .iter()
+            .map(|rule| self.line_rule(rule))
+            .collect::<Result<_, _>>()?;
+        Ok(LogRules { glob, lines })
+    }
+
+    /// `<rule> "<field>" "<pattern>" [text="<field>"]`: `start`, `answer`,
+    /// `error`, `interrupt`, or a state's name.
+    fn line_rule(&self, node: &KdlNode) -> Result<LineRule, RuleError> {
+        let word = node.name().value();
+        let state = match word {
+            "start" => Some(State::Working),
+            "answer" => Some(State::Done),
+            "interrupt" => Some(State::Interrupted),
+            word => parse_state(word),
+        };
+        let state = state.ok_or_else(|| {
+            let known = "start, answer, error, interrupt, or a state: working, waiting, done, failed, interrupted";
+            self.error(node, format!("log rule \"{word}\": not a rule (known: {known})"))
+        })?;
+        let what = format!("{word} \"<field>\" \"<pattern>\" [text=\"<field>\"]");
+        let arguments: Vec<&str> = node
+            .entries()
+            .iter()
+            .filter(|e| e.name().is_none())
+            .filter_map(|e| e.value().as_string())
+            .collect();
+        let positional = node.entries().iter().filter(|e| e.name().is_none()).count();
+        let [field, source] = arguments.as_slice() else {
+            return Err(self.error(node, format!("expected {what}")));
+        };
+        if positional != 2 || field.is_empty() {
+            return Err(self.error(node, format!("expected {what}")));
+        }
+        let pattern =
+            Pattern::new(source, self.line(node)).map_err(|why| self.error(node, format!("{word}: {why}")))?;
+        let mut text = None;
+        for (key, entry) in self.properties(node, &what)? {
+            match (key, entry.value().as_string()) {
+                ("text", Some(field)) if state == State::Done && !field.is_empty() => text = Some(field.to_owned()),
+                ("text", _) if state == State::Done => return Err(self.error(node, "text: a field's name".to_owned())),
+                (key, _) => return Err(self.error(node, format!("{key}: not a property of {what}"))),
+            }
+        }
+        Ok(LineRule {
+            state,
+            field: (*field).to_owned(),
+            pattern,
+            text,
+        })
     }
 
     /// `<event> "<state>"`.
@@ -337,6 +410,61 @@ agent "mytool" {
     }
 
     #[test]
+    fn a_log_reads_its_glob_and_line_rules() {
+        let text = r#"
+agent "toy" {
+    process "^toy$"
+    log "~/.toy/logs/*.jsonl" {
+        start "type" "^prompt$"
+        answer "type" "^answer$" text="message.content"
+        error "/type" "^error$"
+        interrupt "type" "^cancelled$"
+        waiting "ask" "."
+    }
+}
+"#;
+        let rules = parse(text).unwrap();
+        let log = rules.agent("toy").unwrap().log.as_ref().unwrap();
+        assert_eq!(log.glob.as_str(), "~/.toy/logs/*.jsonl");
+        let states: Vec<State> = log.lines.iter().map(|l| l.state).collect();
+        use State::*;
+        assert_eq!(states, [Working, Done, Failed, Interrupted, Waiting]);
+        assert_eq!(log.lines[1].text.as_deref(), Some("message.content"));
+        assert_eq!(log.lines[2].pattern.line(), 7);
+        let agent = |body: &str| format!("agent \"a\" {{\n  title \"x\"\n{body}}}");
+        let log = |rule: &str| agent(&format!("  log \"~/l/*.jsonl\" {{\n    {rule}\n  }}\n"));
+        let cases: Vec<(String, usize, &str)> = vec![
+            (
+                agent("  log \"l/*.jsonl\" {\n start \"a\" \"b\"\n}\n"),
+                3,
+                "start it with",
+            ),
+            (
+                agent("  log \"~/*/x.jsonl\" {\n start \"a\" \"b\"\n}\n"),
+                3,
+                "wildcards in the file name",
+            ),
+            (agent("  log \"~/x.jsonl\"\n"), 3, "says nothing of its lines"),
+            (log("finish \"a\" \"b\""), 4, "not a rule"),
+            (log("start \"a\""), 4, "expected start"),
+            (log("start \"a\" \"(\""), 4, "start:"),
+            (log("start \"a\" \"b\" text=\"c\""), 4, "not a property"),
+            (log("answer \"a\" \"b\" text=3"), 4, "a field's name"),
+            (log("answer \"\" \"b\""), 4, "expected answer"),
+            (
+                agent("  log \"~/a\" {\n start \"a\" \"b\"\n}\n  log \"~/b\" {\n start \"a\" \"b\"\n}\n"),
+                6,
+                "a second log",
+            ),
+        ];
+        for (text, line, says) in &cases {
+            let e = error_of(text);
+            assert_eq!(e.line, *line, "{text:?}: {e}");
+            assert!(e.message.contains(says), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
     fn a_built_in_kind_is_replaced_only_when_the_file_says_so() {
         let rules = parse("agent \"my-claude\" {\n  process \"^claude$\"\n  replaces \"claude\"\n}").unwrap();
         assert_eq!(rules.agents[0].replaces, Some(AgentKind::Claude));
@@ -403,5 +531,17 @@ agent "mytool" {
         let working = toy.classify(&rows(&["⠙ thinking about task 1 (1s)"]), "").unwrap();
         assert_eq!(working.state, crate::State::Working);
         assert_eq!(toy.hook_state("end"), Some(crate::State::Done));
+        let log = toy.log.as_ref().expect("its log rules");
+        assert!(log.glob.names("toy-42.jsonl"));
+        let mut classifier = log.classifier(0);
+        crate::agent::LogClassifier::feed(
+            &mut classifier,
+            b"{\"type\":\"prompt\"}\n{\"type\":\"answer\",\"message\":{\"content\":[{\"text\":\"A\"}]}}\n",
+        );
+        let verdict = crate::agent::LogClassifier::verdict(&classifier);
+        assert_eq!(
+            (verdict.state, verdict.answer.as_deref()),
+            (crate::State::Done, Some("A"))
+        );
     }
 }

@@ -5,7 +5,8 @@
 //! A user kind is one more kind, not a side path: its screen rules answer a
 //! [`ScreenVerdict`] like a built-in matcher's (so a screen done stays a
 //! guess the arbiter never routes), its hook rules answer hook verdicts
-//! (`turnstile hook --agent <name>`), and it keeps no log of its own.
+//! (`turnstile hook --agent <name>`), and its log rules, when it has them,
+//! make its logs' classifier (bound and read like any kind's logs).
 //!
 //! The registry lives for the process: a name keeps its number for good
 //! (so an `AgentKind` stays `Copy` and a pane's kind never dangles), and
@@ -15,6 +16,7 @@
 
 #[cfg(feature = "cli")]
 pub mod file;
+pub mod log;
 pub mod rules;
 
 use super::program::NoLog;
@@ -216,29 +218,45 @@ impl Agent for UserKind {
     }
 }
 
-/// It keeps no log turnstile reads: its home is only where discovery says
-/// the process lives (the user's home), and nothing is watched or bound.
+/// Its logs are those its log rules name (a folder under its home, its
+/// working directory or the root, and a file-name glob), classified by
+/// their line rules; without log rules it keeps none: its home is only
+/// where discovery says the process lives, and nothing is watched or bound.
 impl AgentLog for UserKind {
     fn home(&self, var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         Some(PathBuf::from(var("HOME").unwrap_or_else(|| "/".to_owned())))
     }
-    fn project_folder(&self, _home: &Path, cwd: &Path) -> PathBuf {
-        cwd.to_path_buf()
+    fn project_folder(&self, home: &Path, cwd: &Path) -> PathBuf {
+        match &self.rules.log {
+            Some(log) => log.glob.folder(home, cwd),
+            None => cwd.to_path_buf(),
+        }
     }
-    fn log_folders(&self, _home: &Path, _cwd: &Path, _now: Millis) -> Vec<PathBuf> {
-        Vec::new()
+    fn log_folders(&self, home: &Path, cwd: &Path, _now: Millis) -> Vec<PathBuf> {
+        match &self.rules.log {
+            Some(log) => vec![log.glob.folder(home, cwd)],
+            None => Vec::new(),
+        }
     }
-    fn watched_folders(&self, _home: &Path, _cwd: Option<&Path>, _now: Millis) -> Vec<PathBuf> {
-        Vec::new()
+    fn is_log_name(&self, file_name: &str) -> bool {
+        self.rules.log.as_ref().is_some_and(|log| log.glob.names(file_name))
     }
-    fn owns_log(&self, _name: &str, _folder: &str, _head: &[u8]) -> bool {
-        false
+    /// A log of its name in a folder of its folder's name.
+    fn owns_log(&self, name: &str, folder: &str, _head: &[u8]) -> bool {
+        let glob = self.rules.log.as_ref().map(|log| &log.glob);
+        glob.is_some_and(|g| g.names(name) && g.folder_name().is_none_or(|f| f == folder))
     }
     fn log_classifier(&self) -> Box<dyn LogClassifier> {
-        Box::<LineClassifier<NoLog>>::default()
+        match &self.rules.log {
+            Some(log) => Box::new(log.classifier(0)),
+            None => Box::<LineClassifier<NoLog>>::default(),
+        }
     }
-    fn classify_log(&self, _file: &mut dyn LogFile, _count_lines: bool) -> io::Result<Box<dyn LogClassifier>> {
-        Ok(self.log_classifier())
+    fn classify_log(&self, file: &mut dyn LogFile, _count_lines: bool) -> io::Result<Box<dyn LogClassifier>> {
+        match &self.rules.log {
+            Some(log) => Ok(Box::new(log.classify_tail(file)?)),
+            None => Ok(self.log_classifier()),
+        }
     }
 }
 

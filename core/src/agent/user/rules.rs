@@ -4,8 +4,9 @@
 //! A rules file describes, in KDL like zellij's own configuration, agents
 //! turnstile does not know: how to recognise one (its program, its command
 //! line, its pane title), what its screen says (regular expressions over the
-//! last rows or the title, each naming a state, tried in the file's order)
-//! and what its hook events mean. `file.rs` reads the file; this module
+//! last rows or the title, each naming a state, tried in the file's order),
+//! what its hook events mean, and where its JSONL logs are and what their
+//! lines mean (`log.rs`). `file.rs` reads the file; this module
 //! holds the model and the matching, pure. Patterns are `regex-lite`'s (the
 //! `regex` crate's syntax without Unicode classes): the full `regex` adds
 //! 227–297 KB to `turnstile.wasm`, `regex-lite` 47 KB, and one engine on
@@ -19,6 +20,7 @@
 //! file, the bar compiles the same patterns with the same engine.
 //! `agent::user` makes each agent a kind of the agent model.
 
+use super::log::LogRules;
 use crate::agent::AgentKind;
 use crate::State;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -67,6 +69,11 @@ pub struct UserAgent {
     pub screen: Vec<ScreenRule>,
     /// What its hook events mean (`hooks { … }`).
     pub hooks: Vec<HookRule>,
+    /// Its logs and what their lines mean (`log "<glob>" { … }`): the
+    /// host's alone (the plugin reads no log, and skips them in JSON).
+    #[serde(default)]
+    #[cfg_attr(not(feature = "cli"), serde(skip))]
+    pub log: Option<LogRules>,
     /// The built-in kind it replaces (`replaces "<kind>"`): never implied.
     pub replaces: Option<AgentKind>,
 }
@@ -216,6 +223,7 @@ impl UserAgent {
         title: None,
         screen: Vec::new(),
         hooks: Vec::new(),
+        log: None,
         replaces: None,
     };
 
@@ -325,6 +333,7 @@ mod tests {
             title: None,
             screen,
             hooks: Vec::new(),
+            log: None,
             replaces: None,
         }
     }
