@@ -676,6 +676,10 @@ fn a_user_agents_log_is_found_by_its_glob_and_read_by_its_line_rules() {
     std::fs::write(folder.join("notes.log"), b"{\"kind\":\"reply\"}\n").unwrap();
     let log = folder.join("session-01.log");
     std::fs::write(&log, line(json!({"kind": "ask", "body": "go"}))).unwrap();
+    // Newer, and named by the glob, but a FIFO: never bound, never blocks.
+    let fifo = folder.join("session-02.log");
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     rig.until("the log bound and working", |r| {
         r.state(7).as_deref() == Some("working")
     });

@@ -293,7 +293,10 @@ fn candidates(folder: &Path, log: &dyn AgentLog) -> Vec<Candidate> {
         .flatten()
         .filter(|e| e.file_name().to_str().is_some_and(|n| log.is_log_name(n)))
         .filter_map(|e| {
-            let modified = e.metadata().ok()?.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+            // A FIFO or a device is no log; a symlink to one (a dotfile
+            // kept elsewhere) is read as its target.
+            let target = fs::metadata(e.path()).ok().filter(fs::Metadata::is_file)?;
+            let modified = target.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
             Some(Candidate {
                 path: e.path(),
                 modified: modified.as_millis() as u64,
