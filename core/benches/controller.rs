@@ -252,6 +252,7 @@ fn changed_row(rows: &[PaneSummary], n: u64) -> Event {
         seq: n + 1,
         base: Some(n),
         rows: vec![row],
+        rules: 0,
     };
     Event::Pipe {
         name: PIPE_SYNC.into(),
@@ -270,6 +271,7 @@ fn bench_viewed_copy(c: &mut Criterion) {
         seq: 1,
         base: None,
         rows: rows.clone(),
+        rules: 0,
     };
     let all = Event::Pipe {
         name: PIPE_SYNC.into(),

@@ -184,6 +184,14 @@ pub struct SyncRows {
     pub base: Option<u64>,
     /// The rows, in drawing order (a change: only the changed ones).
     pub rows: Vec<PaneSummary>,
+    /// The check sum of the leader's rules file answer (0: none yet): a
+    /// copy that holds other rules asks for them again (a tag edited).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rules: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One pane as the `state` pipe reports it.

@@ -21,9 +21,10 @@ server started that are not panes (the watcher, its `zellij pipe`, a host run
 in flight). The agents' own CPU is left out of both sides.
 
 Latency under load (at --latency-at), after the CPU windows: transcript
-append -> bar flip on the probe agent; then the shell pane starts printing a
-spinner and a finished banner in turn (an agent only its screen shows), and
-banner printed -> bar flip is timed there.
+append -> bar flip on the probe agent; then two shell panes start printing a
+spinner and a finished banner in turn (agents only their screens show), one
+in the viewed tab and one in a hidden tab (the first, or the second when the
+first is viewed), and banner printed -> bar flip is timed on each.
 """
 import argparse, glob, json, os, statistics, sys, time
 
@@ -76,10 +77,18 @@ def peak_rss_mib(session):
     return float("nan")
 
 
-def layout(agents, tabs, stamps, go):
+def banner_pane(name, stamps, go):
+    return (name, ["/bin/bash", "-c", BANNER.replace('"$STAMPS"', stamps).replace('"$GO"', go)])
+
+
+def layout(agents, tabs, stamps, go, view_tab=1):
+    """`stamps`: {banner pane: its stamps file}; "banner" goes in the viewed
+    tab, "hidden" (when there is another tab) in the first tab not viewed."""
     per_tab = [[] for _ in range(tabs)]
-    per_tab[0] += [("probe", ["/bin/bash", "-c", f"mkdir -p probe && cd probe && exec {turnstile_bin()} demo-agent --name probe --turns 0"]),
-                   ("banner", ["/bin/bash", "-c", BANNER.replace('"$STAMPS"', stamps).replace('"$GO"', go)])]
+    per_tab[0].append(("probe", ["/bin/bash", "-c", f"mkdir -p probe && cd probe && exec {turnstile_bin()} demo-agent --name probe --turns 0"]))
+    per_tab[view_tab - 1].append(banner_pane("banner", stamps["banner"], go))
+    if "hidden" in stamps:
+        per_tab[1 if view_tab == 1 else 0].append(banner_pane("hidden", stamps["hidden"], go))
     for i in range(agents):
         per_tab[i % tabs].append((f"a{i}", [turnstile_bin(), "demo-agent", "--name", f"a{i}", "--seed", str(i + 1)]))
     return per_tab
@@ -135,25 +144,34 @@ def transcript_latency(z, turns):
 
 
 def banner_latency(z, stamps, go, turns):
-    """The banner pane starts drawing only now: the CPU windows measured the
-    agents alone; a pane only its screen shows as an agent is found first."""
+    """The banner panes start drawing only now: the CPU windows measured the
+    agents alone; a pane only its screen shows as an agent is found first.
+    {banner pane: latencies in ms}."""
     open(go, "w").close()
-    wait_for("the banner pane in the bar", lambda: segment(z, "banner") in ("working", "done"), timeout=30)
-    flips, last = [], None
+    for name in stamps:
+        wait_for(f"the {name} pane in the bar", lambda: segment(z, name) in ("working", "done"), timeout=30)
+    flips = {name: [] for name in stamps}
+    last = {name: None for name in stamps}
     deadline = time.time() + turns * 2.4 + 10
-    while len(flips) < turns and time.time() < deadline:
-        seg = segment(z, "banner")
-        state = "done" if "done" in seg else "working" if "working" in seg else last
-        if state == "done" and last == "working":
-            flips.append(time.time())
-        last = state
+    while min(len(f) for f in flips.values()) < turns and time.time() < deadline:
+        segs = segments_by_pane(z.bar())
+        now = time.time()
+        for name in stamps:
+            text = segs.get(z.pane_id(name), "")
+            glyph = text.split()[0] if text.split() else ""
+            state = {"⠿": "working", "✓": "done", "✓?": "done"}.get(glyph, last[name])
+            if state == "done" and last[name] == "working":
+                flips[name].append(now)
+            last[name] = state
         time.sleep(0.003)
-    printed = [float(l) for l in open(stamps) if l.strip()]
-    lat = []
-    for f in flips:
-        before = [p for p in printed if p <= f]
-        if before:
-            lat.append((f - before[-1]) * 1000)
+    lat = {}
+    for name, path in stamps.items():
+        printed = [float(l) for l in open(path) if l.strip()]
+        lat[name] = []
+        for f in flips[name]:
+            before = [p for p in printed if p <= f]
+            if before:
+                lat[name].append((f - before[-1]) * 1000)
     return lat
 
 
@@ -162,13 +180,15 @@ def fmt(ms):
 
 
 def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1):
-    stamps = [f"/tmp/turnstile-bench-stamps-{os.getpid()}-{k}" for k in ("bare", "bar")]
+    banners = ["banner", "hidden"] if tabs > 1 else ["banner"]
+    stamps = [{b: f"/tmp/turnstile-bench-stamps-{os.getpid()}-{k}-{b}" for b in banners} for k in ("bare", "bar")]
     go = f"/tmp/turnstile-bench-go-{os.getpid()}"
-    for s in stamps:
-        open(s, "w").close()
+    files = [f for st in stamps for f in st.values()]
+    for f in files:
+        open(f, "w").close()
     cols = 300  # every segment of 34 agent panes and the attention counter fit
-    bare = Zellij([], tabs=layout(agents, tabs, stamps[0], go + "-never"), with_plugin=False, cols=cols)
-    bar = Zellij([], tabs=layout(agents, tabs, stamps[1], go), cols=cols,
+    bare = Zellij([], tabs=layout(agents, tabs, stamps[0], go + "-never", view_tab), with_plugin=False, cols=cols)
+    bar = Zellij([], tabs=layout(agents, tabs, stamps[1], go, view_tab), cols=cols,
                  plugin_config={"poll_ms": "500", "idle_poll_ms": "3000", "hidden_poll_ms": "2000"})
     try:
         wait_for("the agents in the bar", lambda: len(segments_by_pane(bar.bar())) >= min(agents, 8), timeout=60)
@@ -191,9 +211,9 @@ def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1):
     finally:
         bar.close()
         bare.close()
-        for s in stamps + [go]:
-            if os.path.exists(s):
-                os.unlink(s)
+        for f in files + [go]:
+            if os.path.exists(f):
+                os.unlink(f)
 
 
 def main():
@@ -220,7 +240,9 @@ def main():
                   f"server peak RSS {r['rss_bar']:.0f} MiB with the bar, {r['rss_bare']:.0f} MiB without", flush=True)
             if lat:
                 print(f"    under load: transcript append -> bar {fmt(r['transcript'])}", flush=True)
-                print(f"    under load: banner printed -> bar    {fmt(r['banner'])}", flush=True)
+                print(f"    under load: banner printed -> bar, viewed tab {fmt(r['banner']['banner'])}", flush=True)
+                if "hidden" in r["banner"]:
+                    print(f"    under load: banner printed -> bar, hidden tab {fmt(r['banner']['hidden'])}", flush=True)
     print("\ncurve (added % of one core):")
     for tabs in sorted({r["tabs"] for r in rows}):
         line = ", ".join(f"{r['agents']}: {r['added']:+.1f}" for r in rows if r["tabs"] == tabs)

@@ -165,7 +165,7 @@ impl Controller {
         self.set_viewed(viewed);
     }
 
-    pub(super) fn on_sync(&mut self, from: &PipeFrom, payload: &str) {
+    pub(super) fn on_sync(&mut self, from: &PipeFrom, payload: &str, now: Millis) {
         if self.role.is_leader() {
             return;
         }
@@ -173,6 +173,9 @@ impl Controller {
         let Ok(message) = serde_json::from_str::<SyncRows>(payload) else {
             return;
         };
+        if self.rules.leader_changed(message.rules) {
+            self.ask_rules_again(now);
+        }
         let changed = match message.base {
             None => {
                 let changed = message.rows != self.synced;
@@ -285,6 +288,7 @@ impl Controller {
             self.rows_lag |= rows != self.rows_sent;
             return;
         }
+        let rules = self.rules.check_sum();
         let base = self.synced_seq;
         self.synced_seq += 1;
         let seq = self.synced_seq;
@@ -293,6 +297,7 @@ impl Controller {
                 seq,
                 base: None,
                 rows: rows.clone(),
+                rules,
             })
             .ok()
         };
@@ -301,6 +306,7 @@ impl Controller {
                 seq,
                 base: Some(base),
                 rows,
+                rules,
             })
             .ok()
         });

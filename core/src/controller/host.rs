@@ -54,6 +54,15 @@ impl Controller {
         self.out.push(Effect::RunHost { argv, context });
     }
 
+    /// Asks for the rules now, whoever leads (the leader's are other than
+    /// this copy's), unless a run is already on its way.
+    pub(super) fn ask_rules_again(&mut self, now: Millis) {
+        if !self.rules.in_flight {
+            self.rules.asked_at = None;
+            self.ask_rules(now);
+        }
+    }
+
     /// The user's rules arrived: their agents become kinds, the panes are
     /// recognised again, and a broken file is named in the bar.
     fn on_rules(&mut self, code: Option<i32>, stdout: &[u8], stderr: &[u8], now: Millis) {
@@ -73,9 +82,10 @@ impl Controller {
             }
         };
         let metas = leader::terminal_panes(&self.panes, &self.viewed_tabs);
-        if self.table.sync(metas) {
-            self.broadcast_changes();
-        }
+        self.table.sync(metas);
+        // Every copy gets the rows with the new answer's check sum, and
+        // asks for the rules again (a tag edited shows in every tab).
+        self.broadcast();
         self.redraw_if_changed(now);
     }
 

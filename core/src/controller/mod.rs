@@ -117,6 +117,25 @@ struct RulesRuns {
     last_answer: Option<(Option<i32>, u64)>,
     /// Why the rules file is not in use (named in the bar).
     problem: Option<String>,
+    /// The leader's answer's check sum, as its rows last said (followers).
+    leaders: u64,
+}
+
+impl RulesRuns {
+    /// The check sum of the last answer (0: none yet).
+    fn check_sum(&self) -> u64 {
+        self.last_answer.map_or(0, |(_, sum)| sum)
+    }
+
+    /// True when the leader's rows name an answer this copy has not seen
+    /// from it, and that is not this copy's own.
+    fn leader_changed(&mut self, leaders: u64) -> bool {
+        let new = leaders != 0 && leaders != self.leaders;
+        if new {
+            self.leaders = leaders;
+        }
+        new && leaders != self.check_sum()
+    }
 }
 
 /// The state of one copy of the bar.
@@ -461,10 +480,32 @@ impl Controller {
     /// The bar as it would be drawn now.
     fn draw(&self, now: Millis) -> Rendered {
         let rows = self.rows();
-        let segments = segments(&rows);
+        let mut segments = segments(&rows);
+        self.own_tab_first(&mut segments);
         let palette = self.config.palette.or(self.theme).unwrap_or_default();
         let message = self.message_text(now);
         bar::render(&segments, now, self.cols, &palette, message.as_deref())
+    }
+
+    /// Puts the agents of this copy's tab first (those its viewer sees
+    /// beside it: with many agents the bar's end is cut off), the others
+    /// after them, each in their order. Unchanged when the pane list does
+    /// not say where this copy is.
+    fn own_tab_first(&self, segments: &mut Vec<Segment<'_>>) {
+        let own = |p: &&PaneEntry| p.plugin_url.is_some() && p.id == self.me;
+        let Some(tab) = self.panes.iter().find(own).map(|p| p.tab) else {
+            return;
+        };
+        let here = crate::order::set_of(
+            self.panes
+                .iter()
+                .filter(|p| p.plugin_url.is_none() && p.tab == tab)
+                .map(|p| p.id),
+        );
+        if segments.iter().all(|s| here.contains(&s.pane)) {
+            return;
+        }
+        crate::order::sort_by_rank(segments, |s| u128::from(!here.contains(&s.pane)));
     }
 
     /// The rows this copy draws: the leader's own, a follower's as sent.

@@ -15,7 +15,7 @@ impl Controller {
     ) {
         let leader = self.role.is_leader();
         match name {
-            PIPE_SYNC => self.on_sync(from, payload),
+            PIPE_SYNC => self.on_sync(from, payload, now),
             // Taken in any role: the leader may not know yet that it leads.
             PIPE_VIEW => self.on_view(from, payload),
             PIPE_STATE if leader => self.answer_state(from),

@@ -658,6 +658,7 @@ fn all_rows_at(rows: &[PaneSummary], seq: u64) -> String {
         seq,
         base: None,
         rows: rows.to_vec(),
+        rules: 0,
     })
     .unwrap()
 }
@@ -666,4 +667,33 @@ fn all_rows_at(rows: &[PaneSummary], seq: u64) -> String {
 fn view_both_tabs(rig: &mut Rig) {
     let tab = |position| TabView { position, viewed: true };
     rig.send(Event::Tabs(vec![tab(0), tab(1)]));
+}
+
+/// With many agents the bar's end is cut off: each copy draws the agents
+/// of its own tab first, the others after them.
+#[test]
+fn each_copy_draws_its_own_tabs_agents_first() {
+    let mut follower = Rig::new(5, &[]);
+    let mut panes = pane_list(&[(1, 0), (5, 1)]);
+    panes.push(terminal(3, 1, "here", false));
+    follower.send(Event::Panes(panes));
+    let row = |pane: u32, name: &str| PaneSummary {
+        pane,
+        name: name.into(),
+        state: State::Working,
+        source: None,
+        confirmed: false,
+        since: T0,
+        unseen: false,
+        reason: String::new(),
+        kind: crate::agent::AgentKind::Claude,
+    };
+    let rows = [row(1, "a"), row(2, "b"), row(3, "here")];
+    follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &all_rows(&rows)));
+    let bar = ansi::strip(&follower.c.render(200, follower.now));
+    let at = |name: &str| {
+        bar.find(&format!(" {name} "))
+            .unwrap_or_else(|| panic!("{name} in {bar}"))
+    };
+    assert!(at("here") < at("a") && at("a") < at("b"), "{bar}");
 }

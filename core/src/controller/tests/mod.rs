@@ -143,6 +143,7 @@ fn all_rows(rows: &[PaneSummary]) -> String {
         seq: 1,
         base: None,
         rows: rows.to_vec(),
+        rules: 0,
     })
     .unwrap()
 }

@@ -75,6 +75,32 @@ fn the_leader_asks_again_so_an_edited_file_takes_effect() {
 }
 
 #[test]
+fn a_copy_whose_rules_are_not_the_leaders_asks_for_them_again() {
+    let mut leader = Rig::leader(&[]);
+    let tab = |position| TabView { position, viewed: true };
+    leader.send(Event::Tabs(vec![tab(0), tab(1)]));
+    let effects = rules_result(&mut leader, TOY_RULES);
+    let sent = sent_to(&effects, 5, PIPE_SYNC);
+    assert_eq!(sent.len(), 1, "the new rules reach the other copy: {effects:?}");
+    let message: SyncRows = serde_json::from_str(sent[0]).unwrap();
+    assert_eq!(message.rules, crate::text::fnv1a(TOY_RULES.bytes()));
+
+    let mut follower = Rig::new(5, &[]);
+    follower.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
+    rules_result(
+        &mut follower,
+        r#"{"path": "/x/agents.kdl", "rules": {"agents": []}, "problem": null}"#,
+    );
+    let asked = follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), sent[0]));
+    assert_eq!(host_runs(&asked, "rules").len(), 1, "{asked:?}");
+    let again = follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), sent[0]));
+    assert!(host_runs(&again, "rules").is_empty(), "once per answer of the leader's");
+    rules_result(&mut follower, TOY_RULES);
+    let same = follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), sent[0]));
+    assert!(host_runs(&same, "rules").is_empty());
+}
+
+#[test]
 fn a_user_kinds_screen_done_is_never_routed_and_its_hooks_done_is() {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
     rules_result(&mut rig, TOY_RULES);
