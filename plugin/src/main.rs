@@ -8,7 +8,7 @@
 // In host test builds the exports (`events`) are compiled out, leaving the glue unused.
 #![cfg_attr(test, allow(dead_code))]
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::{self, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -215,6 +215,16 @@ impl ZellijPlugin for Plugin {
 }
 
 impl Plugin {
+    /// True when the bar reads pane `id`'s rows in a render report.
+    fn wants_screen(&self, id: u32) -> bool {
+        matches!(&self.brain, Some(Brain::Bar(bar)) if bar.wants_screen(id))
+    }
+
+    /// A render report's rows (a pane the bar does not read: none).
+    fn screens(&mut self, viewports: Vec<(u32, Vec<String>)>) -> bool {
+        self.feed(In::Screens(viewports))
+    }
+
     /// Hands an event to the brain and carries out its effects; true when
     /// the bar must be drawn again.
     fn feed(&mut self, event: In) -> bool {
@@ -234,7 +244,6 @@ fn translate(event: Event) -> Option<In> {
         Event::PaneUpdate(manifest) => In::Panes(pane_entries(&manifest)),
         Event::TabUpdate(tabs) => In::Tabs(tab_views(&tabs)),
         Event::ModeUpdate(mode) => In::Theme(palette(&mode)),
-        Event::PaneRenderReport(report) => In::Screens(viewports(report)),
         Event::RunCommandResult(code, stdout, stderr, context) => In::HostResult {
             code,
             stdout,
@@ -371,14 +380,6 @@ fn tab_views(tabs: &[TabInfo]) -> Vec<TabView> {
         .collect()
 }
 
-fn viewports(report: HashMap<PaneId, PaneContents>) -> Vec<(u32, Vec<String>)> {
-    let terminal = |(pane, contents): (PaneId, PaneContents)| match pane {
-        PaneId::Terminal(id) => Some((id, contents.viewport)),
-        PaneId::Plugin(_) => None,
-    };
-    report.into_iter().filter_map(terminal).collect()
-}
-
 fn palette(mode: &ModeInfo) -> Palette {
     let colors = &mode.style.colors;
     Palette {
@@ -399,6 +400,7 @@ fn color(c: PaletteColor) -> Color {
     }
 }
 
+mod decode;
 #[cfg(not(test))]
 mod events;
 

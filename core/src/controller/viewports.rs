@@ -22,6 +22,13 @@ impl Controller {
         }
     }
 
+    /// True when a render report's rows of pane `id` are read: by the
+    /// leader, outside a storm pause, for a pane whose state the watcher
+    /// does not push (the others' rows may be skipped undecoded).
+    pub fn wants_screen(&self, id: u32) -> bool {
+        self.role.is_leader() && !self.storm.is_paused() && !self.covered(id)
+    }
+
     /// False for a pane whose agent's status file the watcher pushes: its
     /// screen would only repeat that, at a cost. Its old screen guess is
     /// dropped the first time, so it cannot linger.
