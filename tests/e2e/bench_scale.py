@@ -94,6 +94,24 @@ def layout(agents, tabs, stamps, go, view_tab=1):
     return per_tab
 
 
+def view(bar, bare, tab, names):
+    """Both clients view `tab`. zellij answers `go-to-tab` before the
+    layout's last tabs exist, and does nothing: it is asked again until the
+    bar (which draws its own tab's agents first) starts with one of that
+    tab's panes."""
+    ids = {bar.pane_id(name) for name in names}
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        for z in (bare, bar):
+            z.action("go-to-tab", str(tab), check=False)
+        try:
+            wait_for(f"tab {tab} viewed", lambda: next(iter(segments_by_pane(bar.bar())), None) in ids, timeout=3)
+            return
+        except Exception:
+            continue
+    raise RuntimeError(f"tab {tab} never viewed: {bar.bar()}")
+
+
 def measure_cpu(bare, bar, seconds, rounds):
     """Per window: (bar session CPU %, bare session CPU %)."""
     windows = []
@@ -149,7 +167,11 @@ def banner_latency(z, stamps, go, turns):
     {banner pane: latencies in ms}."""
     open(go, "w").close()
     for name in stamps:
-        wait_for(f"the {name} pane in the bar", lambda: segment(z, name) in ("working", "done"), timeout=30)
+        try:
+            wait_for(f"the {name} pane in the bar", lambda: segment(z, name) in ("working", "done"), timeout=30)
+        except Exception:
+            print(f"{name} is pane {z.pane_id(name)}; the bar: {z.bar()}", file=sys.stderr)
+            raise
     flips = {name: [] for name in stamps}
     last = {name: None for name in stamps}
     deadline = time.time() + turns * 2.4 + 10
@@ -195,8 +217,7 @@ def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1):
         if view_tab > 1:
             # The person works in another tab than the leader's: pane lists
             # then reach the leader through the copy of the viewed tab.
-            for z in (bare, bar):
-                z.action("go-to-tab", str(view_tab))
+            view(bar, bare, view_tab, [name for name, _ in layout(agents, tabs, stamps[1], go, view_tab)[view_tab - 1]])
         time.sleep(8)  # warm up: every agent in its turn cycle
         windows = measure_cpu(bare, bar, seconds, rounds)
         added = statistics.median(b - a for b, a in windows)

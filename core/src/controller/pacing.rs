@@ -12,9 +12,9 @@ pub const STORM_REPORTS: u32 = 3;
 pub const STORM_WINDOW_MS: Millis = 60;
 /// …pause the subscription (longer the more panes stream: the catch-up
 /// afterwards reads each of them once), then catch up on the busy ones.
-pub const STORM_PAUSE_MS: Millis = 100;
+pub const STORM_PAUSE_MS: Millis = 60;
 /// Added to the pause per pane to read afterwards.
-pub const STORM_PAUSE_PER_PANE_MS: Millis = 25;
+pub const STORM_PAUSE_PER_PANE_MS: Millis = 15;
 /// The longest pause.
 pub const STORM_PAUSE_MAX_MS: Millis = 600;
 /// A host run that has not answered after this long is given up and retried.

@@ -113,22 +113,44 @@ impl Controller {
         }
     }
 
-    /// Resubscribes and reads the agent panes whose changes the pause hid
-    /// (those whose screen matters: a covered pane's status was pushed).
+    /// Resubscribes and reads the panes whose changes the pause hid (those
+    /// whose screen matters: a covered pane's status was pushed): every
+    /// one, at once, when reports flow again (zellij reports only what
+    /// changes after), else the agents that streamed. Waiting for the next
+    /// tick to catch up left a banner drawn during the pause unseen for up
+    /// to a tick more.
     pub(super) fn end_storm_pause(&mut self, now: Millis, screens: &mut dyn Screens) {
         let streaming = self.storm.end();
         self.sync_subscriptions(now);
         if !self.role.is_leader() {
             return;
         }
-        let hidden_changes: Vec<u32> = self
-            .agent_ids()
-            .into_iter()
-            .filter(|id| streaming.contains(id) && !self.covered(*id))
-            .collect();
-        if self.read_viewports(hidden_changes, now, screens) {
+        let changed = match std::mem::take(&mut self.catch_up_screens) {
+            true => self.catch_up(now, screens),
+            false => {
+                let hidden_changes: Vec<u32> = self
+                    .agent_ids()
+                    .into_iter()
+                    .filter(|id| streaming.contains(id) && !self.covered(*id))
+                    .collect();
+                self.read_viewports(hidden_changes, now, screens)
+            }
+        };
+        if changed {
             self.broadcast();
         }
+    }
+
+    /// Reads every pane whose screen matters (reports start again, or a
+    /// copy takes the lead).
+    fn catch_up(&mut self, now: Millis, screens: &mut dyn Screens) -> bool {
+        let all: Vec<u32> = self
+            .table
+            .ids()
+            .into_iter()
+            .filter(|id| self.screen_matters(*id, now))
+            .collect();
+        self.read_viewports(all, now, screens)
     }
 
     /// Subscribes to what this copy needs now, and only to that: render
@@ -184,13 +206,7 @@ impl Controller {
     /// ssh, say): once seen, reports are taken again.
     pub(super) fn poll_unreported_panes(&mut self, now: Millis, screens: &mut dyn Screens) -> bool {
         if std::mem::take(&mut self.catch_up_screens) {
-            let all: Vec<u32> = self
-                .table
-                .ids()
-                .into_iter()
-                .filter(|id| self.screen_matters(*id, now))
-                .collect();
-            return self.read_viewports(all, now, screens);
+            return self.catch_up(now, screens);
         }
         if now.saturating_sub(self.last_hidden_poll) < self.config.hidden_poll_ms {
             return false;

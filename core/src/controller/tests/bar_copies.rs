@@ -280,6 +280,25 @@ fn an_output_storm_pauses_screens_then_catches_up() {
 }
 
 #[test]
+fn a_banner_drawn_during_a_storm_pause_by_a_quiet_pane_is_read_as_it_ends() {
+    let mut rig = Rig::leader(&[]);
+    let busy = vec![(2, vec!["✻ Thinking… (esc to interrupt)".to_owned()])];
+    rig.send(Event::Screens(vec![(1, busy[0].1.clone())]));
+    rig.timer_at(rig.now + TICK_MS); // a tick now: the next one is far
+    for _ in 0..pacing::STORM_REPORTS {
+        rig.send(Event::Screens(busy.clone()));
+    }
+    // Pane 1 streamed before the storm's window, not in it: its banner,
+    // drawn while reports are paused, is read as the pause ends, not a
+    // tick later.
+    rig.screens.viewports.insert(1, done_banner());
+    let until = rig.c.storm.paused_until().expect("a pause");
+    assert!(until < rig.now + TICK_MS);
+    rig.timer_at(until);
+    assert_eq!(rig.state_of(1), State::Done);
+}
+
+#[test]
 fn bad_pipe_payloads_become_messages() {
     let mut rig = Rig::leader(&[]);
     rig.send(pipe(PIPE_PUSH, PipeFrom::Other, "{not json"));
