@@ -61,6 +61,9 @@ pub struct Pane {
     pub kind: AgentKind,
     arbiter: PaneArbiter,
     screen_state: Option<State>,
+    /// The answer the screen showed with its done, this turn (only a rules
+    /// file's agent names one): the answer when no report brings one.
+    screen_answer: Option<String>,
 }
 
 impl Pane {
@@ -74,6 +77,7 @@ impl Pane {
             kind: AgentKind::default(),
             arbiter: PaneArbiter::new(),
             screen_state: None,
+            screen_answer: None,
         }
     }
 
@@ -83,9 +87,12 @@ impl Pane {
     }
 
     /// The answer of the current turn: `None` once the transcript or a hook
-    /// shows a new turn that has not answered yet.
+    /// shows a new turn that has not answered yet. Where no report brought
+    /// one, the answer its screen showed with this turn's done, if a rule
+    /// names where it is.
     pub fn turn_answer(&self) -> Option<&str> {
-        self.answer.as_deref().filter(|_| self.answer_is_current)
+        let reported = self.answer.as_deref().filter(|_| self.answer_is_current);
+        reported.or(self.screen_answer.as_deref())
     }
 
     /// The fused view.
@@ -220,6 +227,11 @@ impl PaneTable {
             return None;
         }
         pane.screen_state = Some(screen.state);
+        match screen.state {
+            State::Done if screen.answer.is_some() => pane.screen_answer = screen.answer.clone(),
+            State::Working => pane.screen_answer = None,
+            _ => {}
+        }
         let reason = match screen.line {
             Some(line) => format!("screen rule {}: {line}", screen.rule.id()),
             None => format!("screen rule {}", screen.rule.id()),
@@ -270,6 +282,7 @@ impl PaneTable {
         }
         if report.starts_a_turn() {
             pane.answer_is_current = false;
+            pane.screen_answer = None;
         }
         if report.answer.is_some() {
             pane.answer = report.answer;

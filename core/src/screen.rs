@@ -54,7 +54,7 @@ impl Rule {
 }
 
 /// What the screen says, and which row said it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScreenVerdict<'a> {
     /// The state the screen shows.
     pub state: State,
@@ -66,6 +66,9 @@ pub struct ScreenVerdict<'a> {
     pub row: Option<usize>,
     /// True when a sign of activity (footer, spinner, prompt echo) is on screen.
     pub active: bool,
+    /// The answer the screen shows, where a rule names its region (a rules
+    /// file's agents only): routed only when a confirmed done brings none.
+    pub answer: Option<String>,
 }
 
 impl<'a> ScreenVerdict<'a> {
@@ -77,6 +80,7 @@ impl<'a> ScreenVerdict<'a> {
             line: row.map(|(_, line)| line),
             row: row.map(|(i, _)| i),
             active,
+            answer: None,
         }
     }
 

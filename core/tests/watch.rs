@@ -66,11 +66,17 @@ impl Rig {
     }
 
     fn watch(&mut self) {
+        self.watch_with(&[]);
+    }
+
+    /// The session's watcher, with these variables besides the rig's.
+    fn watch_with(&mut self, vars: &[(&str, &Path)]) {
         let child = Command::new(BIN)
             .args(["watch", "--session", &self.session])
             .env("TURNSTILE_ZELLIJ", self.dir.path().join("zellij"))
             .env("XDG_STATE_HOME", self.dir.path().join("state"))
             .env("TMPDIR", self.dir.path())
+            .envs(vars.iter().copied())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
@@ -660,16 +666,7 @@ fn a_user_agents_log_is_found_by_its_glob_and_read_by_its_line_rules() {
         .spawn()
         .unwrap();
     rig.children.push(agent);
-    let watcher = Command::new(BIN)
-        .args(["watch", "--session", &rig.session])
-        .env("TURNSTILE_ZELLIJ", rig.dir.path().join("zellij"))
-        .env("TURNSTILE_RULES", &rules)
-        .env("XDG_STATE_HOME", rig.dir.path().join("state"))
-        .env("TMPDIR", rig.dir.path())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    rig.children.push(watcher);
+    rig.watch_with(&[("TURNSTILE_RULES", &rules)]);
     std::thread::sleep(Duration::from_millis(1500));
     let folder = home.join(".nap");
     std::fs::create_dir_all(&folder).unwrap();

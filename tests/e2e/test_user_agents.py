@@ -34,20 +34,15 @@ agent "toy" {
 }
 '''
 
-LOG_RULES = r'''// The scripted agent, known by its screen and its own JSONL log.
-agent "toy" {
-    tag "ty"
-    process "^toy_agent\\.py$"
-    screen {
-        working "^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] thinking" rows=3
-        done "^Done in [0-9.]+s$" rows=3
-    }
-    log "~/.toy/logs/*.jsonl" {
+LOG_RULES = RULES.replace("// The scripted agent of tests/e2e/toy_agent.py.",
+                          "// The scripted agent, known by its screen and its own JSONL log.").replace(
+    """    hooks {
+        start "working"
+        end "done"
+    }""", """    log "~/.toy/logs/*.jsonl" {
         start "type" "^prompt$"
         answer "type" "^answer$" text="message.content"
-    }
-}
-'''
+    }""")
 
 
 def toy(*args):
@@ -86,6 +81,21 @@ class UserAgents(unittest.TestCase):
             wait_for("toy confirmed done", lambda: is_confirmed_done(state(z, "toy")), timeout=30)
             wait_for("the answer routed to dst",
                      lambda: any("Answer 1: task 1 is done." in t for _, t in user_prompts(z)), timeout=30)
+
+    def test_a_screen_answer_region_is_routed_when_its_hook_names_no_answer(self):
+        rules = RULES.replace('    process "^toy_agent\\\\.py$"\n',
+                              '    process "^toy_agent\\\\.py$"\n    input "^> ?(.*)$"\n').replace(
+            'done "^Done in [0-9.]+s$" rows=3', 'done "^Done in [0-9.]+s$" rows=3 answer=10')
+        self.assertIn("answer=10", rules)
+        self.assertIn("input", rules)
+        hooks = toy("--turns", "1", "--think", "4", "--hooks", turnstile_bin(), "--bare-hooks")
+        panes = [("toy", hooks), ("dst", demo("dst", "", turns=0, listen=True))]
+        with Zellij(panes, plugin_config={"flows": "toy -> dst"}, before_start=lambda z: write_default_rules(z, rules)) as z:
+            wait_for("toy confirmed done", lambda: is_confirmed_done(state(z, "toy")), timeout=60)
+            wait_for("the screen's answer routed to dst",
+                     lambda: any("Answer 1: task 1 is done." in t for _, t in user_prompts(z)), timeout=30)
+            routed = [t for _, t in user_prompts(z) if "Answer 1" in t][0]
+            self.assertNotIn("Done in", routed, "the region is above the done line")
 
     def test_typed_into_a_shell_after_the_bar_is_up_it_is_found(self):
         panes = [("toy", SHELL), ("dst", demo("dst", "", turns=0, listen=True))]

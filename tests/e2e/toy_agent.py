@@ -8,17 +8,23 @@ an agent with a hook system of its own would; with `--log FOLDER` it
 appends each turn's prompt, tool calls and answer to a JSONL log of its
 own in that folder (`toy-<pid>.jsonl`, opened and closed for each line).
 
-    toy_agent.py [--turns N] [--think S] [--hooks TURNSTILE] [--log FOLDER] [--listen]
+    toy_agent.py [--turns N] [--think S] [--hooks TURNSTILE [--bare-hooks]] [--log FOLDER] [--listen]
+
+With `--bare-hooks` its hooks name no answer: the screen's answer region
+(a rules file's `answer=N`) is then the answer.
 """
 import argparse, json, os, select, subprocess, sys, time
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
+BARE_HOOKS = False
+
+
 def hook(turnstile, event, answer=None):
     if not turnstile:
         return
-    payload = json.dumps({"last_assistant_message": answer} if answer else {})
+    payload = json.dumps({"last_assistant_message": answer} if answer and not BARE_HOOKS else {})
     subprocess.run([turnstile, "hook", "--agent", "toy", "--event", event], input=payload.encode(),
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -74,8 +80,10 @@ def main():
     args.add_argument("--hooks", default="")
     args.add_argument("--listen", action="store_true")
     args.add_argument("--log", default="")
+    args.add_argument("--bare-hooks", action="store_true", help="hooks that name no answer")
     opts = args.parse_args()
-    global LOG
+    global LOG, BARE_HOOKS
+    BARE_HOOKS = opts.bare_hooks
     if opts.log:
         folder = os.path.expanduser(opts.log)
         os.makedirs(folder, exist_ok=True)

@@ -40,9 +40,15 @@ pub fn screen(text: &str, kind: AgentKind, title: &str, rules: Option<&str>) -> 
                 match rule.region {
                     turnstile_core::agent::user::rules::Region::Title => "the title".to_owned(),
                     turnstile_core::agent::user::rules::Region::Last(n) => format!("the last {n} rows"),
+                    turnstile_core::agent::user::rules::Region::Above(n) => {
+                        format!("the {n} rows above the input box")
+                    }
                 }
             );
         }
+    }
+    if let Some(answer) = &v.answer {
+        let _ = writeln!(out, "answer (its rule's region):\n{answer}");
     }
     let _ = writeln!(
         out,

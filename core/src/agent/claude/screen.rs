@@ -101,6 +101,7 @@ impl<'a> Scan<'a> {
             line: Some(text),
             row: Some(index),
             active: self.is_active(),
+            answer: None,
         })
     }
 
@@ -132,6 +133,7 @@ impl<'a> Scan<'a> {
             line: Some(line),
             row: Some(row),
             active,
+            answer: None,
         }
     }
 
@@ -146,6 +148,7 @@ impl<'a> Scan<'a> {
             line: None,
             row: None,
             active: false,
+            answer: None,
         }
     }
 }

@@ -142,6 +142,7 @@ impl Reader<'_> {
             "process" => agent.process = Some(pattern("process \"<pattern>\"")?),
             "argv" => agent.argv = Some(pattern("argv \"<pattern>\"")?),
             "title" => agent.title = Some(pattern("title \"<pattern>\"")?),
+            "input" => agent.input = Some(pattern("input \"<pattern>\"")?),
             "replaces" => {
                 let kind = self.only_string(node, "replaces \"<built-in kind>\"")?;
                 let known = AgentKind::built_in(kind)
@@ -150,7 +151,7 @@ impl Reader<'_> {
             }
             "screen" => {
                 for rule in node.children().map(KdlDocument::nodes).unwrap_or_default() {
-                    agent.screen.push(self.screen_rule(rule)?);
+                    agent.screen.push(self.screen_rule(rule, agent.input.is_some())?);
                 }
             }
             "hooks" => {
@@ -161,7 +162,7 @@ impl Reader<'_> {
             "log" if agent.log.is_some() => return Err(self.error(node, "a second log: an agent has one".to_owned())),
             "log" => agent.log = Some(self.log(node)?),
             other => {
-                let known = "tag, process, argv, title, replaces, screen, hooks, log";
+                let known = "tag, process, argv, title, input, replaces, screen, hooks, log";
                 return Err(self.error(node, format!("unknown node \"{other}\" in an agent (known: {known})")));
             }
         }
@@ -189,30 +190,46 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// `<state> "<pattern>" [rows=N | title=true]`.
-    fn screen_rule(&self, node: &KdlNode) -> Result<ScreenRule, RuleError> {
+    /// `<state> "<pattern>" [rows=N | above=N | title=true] [answer=N]`.
+    fn screen_rule(&self, node: &KdlNode, has_input: bool) -> Result<ScreenRule, RuleError> {
         let word = node.name().value();
         let state = parse_state(word).ok_or_else(|| {
             let known = "working, waiting, done, failed, interrupted, idle, blocked, error";
             self.error(node, format!("screen rule \"{word}\": not a state (known: {known})"))
         })?;
-        let what = format!("{word} \"<pattern>\" [rows=N | title=true]");
+        let what = format!("{word} \"<pattern>\" [rows=N | above=N | title=true] [answer=N]");
         let source = self.argument(node, &what)?;
         let pattern =
             Pattern::new(source, self.line(node)).map_err(|why| self.error(node, format!("{word}: {why}")))?;
-        let mut region = Region::Last(DEFAULT_ROWS);
+        let mut rule = ScreenRule {
+            state,
+            region: Region::Last(DEFAULT_ROWS),
+            pattern,
+            answer: None,
+        };
         for (key, entry) in self.properties(node, &what)? {
-            region = match (key, entry.value()) {
-                ("rows", value) => match value.as_i64() {
-                    Some(n @ 1..) if n as usize <= MAX_ROWS => Region::Last(n as usize),
-                    _ => return Err(self.error(node, format!("rows: a number from 1 to {MAX_ROWS}"))),
-                },
-                ("title", value) if value.as_bool() == Some(true) => Region::Title,
-                ("title", value) if value.as_bool() == Some(false) => region,
-                (key, _) => return Err(self.error(node, format!("{key}: not a region ({what})"))),
+            let rows = || match entry.value().as_i64() {
+                Some(n @ 1..) if n as usize <= MAX_ROWS => Ok(n as usize),
+                _ => Err(self.error(node, format!("{key}: a number from 1 to {MAX_ROWS}"))),
             };
+            match (key, entry.value().as_bool()) {
+                ("rows", _) => rule.region = Region::Last(rows()?),
+                ("above", _) if has_input => rule.region = Region::Above(rows()?),
+                ("above", _) => {
+                    let why = "above: the rows above the input box need the agent's `input \"<pattern>\"` first";
+                    return Err(self.error(node, why.to_owned()));
+                }
+                ("title", Some(true)) => rule.region = Region::Title,
+                ("title", Some(false)) => {}
+                ("answer", _) if state == State::Done => rule.answer = Some(rows()?),
+                ("answer", _) => return Err(self.error(node, "answer: only a done rule names an answer".to_owned())),
+                (key, _) => return Err(self.error(node, format!("{key}: not a region ({what})"))),
+            }
         }
-        Ok(ScreenRule { state, region, pattern })
+        if rule.answer.is_some() && rule.region == Region::Title {
+            return Err(self.error(node, "answer: the title has no rows above it".to_owned()));
+        }
+        Ok(rule)
     }
 
     /// `log "<glob>" { <rule> "<field>" "<pattern>" [text="<field>"] … }`.
@@ -410,6 +427,26 @@ agent "mytool" {
     }
 
     #[test]
+    fn the_input_box_the_rows_above_it_and_an_answer_region_read_as_written() {
+        let text = "agent \"a\" {\n  title \"x\"\n  input \"^> (.*)$\"\n  screen {\n    done \"^Tokens\" above=2 answer=8\n  }\n}";
+        let rules = parse(text).unwrap();
+        let a = rules.agent("a").unwrap();
+        assert_eq!(a.input.as_ref().map(|p| p.line()), Some(3));
+        assert_eq!((a.screen[0].region, a.screen[0].answer), (Region::Above(2), Some(8)));
+        let screen = |rule: &str| format!("agent \"a\" {{\n  title \"x\"\n  screen {{\n    {rule}\n  }}\n}}");
+        for (rule, says) in [
+            ("done \"x\" above=2", "need the agent's `input"),
+            ("working \"x\" answer=3", "only a done rule"),
+            ("done \"x\" title=true answer=3", "the title has no rows"),
+            ("done \"x\" answer=0", "answer: a number"),
+        ] {
+            let e = error_of(&screen(rule));
+            assert_eq!(e.line, 4, "{rule}: {e}");
+            assert!(e.message.contains(says), "{rule}: {e}");
+        }
+    }
+
+    #[test]
     fn a_log_reads_its_glob_and_line_rules() {
         let text = r#"
 agent "toy" {
@@ -526,8 +563,15 @@ agent "toy" {
         let toy = rules.agent("toy").unwrap();
         assert!(toy.runs(&["python3".into(), "/x/toy_agent.py".into()]));
         let rows = |r: &[&str]| r.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let done = toy.classify(&rows(&["Answer 1", "Done in 2.0s", ">"]), "").unwrap();
+        let done = toy
+            .classify(&rows(&["> task 1", "Answer 1", "Done in 2.0s", ">"]), "")
+            .unwrap();
         assert_eq!(done.state, crate::State::Done);
+        assert_eq!(done.answer.as_deref(), Some("Answer 1"), "up to the prompt");
+        assert_eq!(
+            toy.input_text(&rows(&["Answer 1", "> draft"])).as_deref(),
+            Some("draft")
+        );
         let working = toy.classify(&rows(&["⠙ thinking about task 1 (1s)"]), "").unwrap();
         assert_eq!(working.state, crate::State::Working);
         assert_eq!(toy.hook_state("end"), Some(crate::State::Done));

@@ -17,7 +17,7 @@
 //! the line says, a line no rule matches says nothing. A log's done is as
 //! authoritative as the rule that wrote it: the user's own word.
 
-use super::rules::Pattern;
+use super::pattern::Pattern;
 use crate::transcript::lines::{parse_line, LineClassifier, LineRules};
 use crate::transcript::{TranscriptVerdict, Turn};
 use crate::State;

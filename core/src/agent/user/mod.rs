@@ -17,6 +17,7 @@
 #[cfg(feature = "cli")]
 pub mod file;
 pub mod log;
+pub mod pattern;
 pub mod rules;
 
 use super::program::NoLog;
@@ -208,13 +209,22 @@ impl Agent for UserKind {
             Some(hit) => {
                 let row = hit.row.map(|i| (i, rows[i].trim()));
                 let rule = Rule::User(hit.line as u32);
-                ScreenVerdict::decided(hit.state, rule, row, hit.state == State::Working)
+                ScreenVerdict {
+                    answer: hit.answer,
+                    ..ScreenVerdict::decided(hit.state, rule, row, hit.state == State::Working)
+                }
             }
             None => ScreenVerdict::decided(State::Unknown, Rule::NoStatus, None, false),
         }
     }
-    fn input_box(&self, _rows: &[String]) -> InputBox {
-        InputBox::Unknown
+    /// Its `input` pattern's first capture group: blank, empty; text, a
+    /// draft; no box on screen, or no group, unknown.
+    fn input_box(&self, rows: &[String]) -> InputBox {
+        match self.rules.input_text(rows) {
+            Some(text) if text.trim().is_empty() => InputBox::Empty,
+            Some(text) => InputBox::Draft(text.trim().to_owned()),
+            None => InputBox::Unknown,
+        }
     }
 }
 
@@ -304,6 +314,7 @@ mod tests {
             state,
             region: Region::Last(1),
             pattern: Pattern::new("^>$", 4).unwrap(),
+            answer: None,
         };
         let first = Rules {
             agents: vec![agent("reg-a", vec![rule(State::Done)]), agent("reg-b", Vec::new())],

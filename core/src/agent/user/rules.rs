@@ -21,9 +21,10 @@
 //! `agent::user` makes each agent a kind of the agent model.
 
 use super::log::LogRules;
+pub use super::pattern::Pattern;
 use crate::agent::AgentKind;
 use crate::State;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// The first problem of a rules file: its line, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,6 +66,10 @@ pub struct UserAgent {
     pub argv: Option<Pattern>,
     /// Matched against the pane title (`title`).
     pub title: Option<Pattern>,
+    /// Its input box's row (`input`): the lowest row it matches; its first
+    /// capture group, when it has one, is the text in the box.
+    #[serde(default)]
+    pub input: Option<Pattern>,
     /// What its screen says, tried in order (`screen { … }`).
     pub screen: Vec<ScreenRule>,
     /// What its hook events mean (`hooks { … }`).
@@ -78,20 +83,14 @@ pub struct UserAgent {
     pub replaces: Option<AgentKind>,
 }
 
-/// A compiled regular expression and where it was written.
-#[derive(Debug, Clone)]
-pub struct Pattern {
-    source: String,
-    regex: regex_lite::Regex,
-    line: usize,
-}
-
 /// The part of the screen a rule reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Region {
     /// The last `n` rows that are not blank.
     Last(usize),
+    /// The `n` rows that are not blank above the input box (its `input` row).
+    Above(usize),
     /// The pane title.
     Title,
 }
@@ -105,6 +104,10 @@ pub struct ScreenRule {
     pub region: Region,
     /// What it looks for.
     pub pattern: Pattern,
+    /// The answer's region: the `n` rows that are not blank above the row
+    /// it matched, up to the input box's row (its prompt) (`answer=N`).
+    #[serde(default)]
+    pub answer: Option<usize>,
 }
 
 /// One hook rule: an event name and the state it says.
@@ -119,7 +122,7 @@ pub struct HookRule {
 }
 
 /// A screen rule that matched: the state, and which rule said it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleMatch<'a> {
     /// The state it says.
     pub state: State,
@@ -129,68 +132,13 @@ pub struct RuleMatch<'a> {
     pub pattern: &'a str,
     /// The index of the row it matched (`None`: the title).
     pub row: Option<usize>,
+    /// The answer its region holds, rows joined by newlines (`None`: the
+    /// rule names no answer region, or it is empty).
+    pub answer: Option<String>,
 }
 
 /// Rows a rule reads when its file names no region.
 pub const DEFAULT_ROWS: usize = 5;
-
-/// A pattern travels as its source and line, and is compiled again where
-/// it arrives.
-#[derive(Serialize, Deserialize)]
-struct PatternText {
-    source: String,
-    line: usize,
-}
-
-impl Serialize for Pattern {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let text = PatternText {
-            source: self.source.clone(),
-            line: self.line,
-        };
-        text.serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Pattern {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = PatternText::deserialize(deserializer)?;
-        Pattern::new(&text.source, text.line)
-            .map_err(|why| serde::de::Error::custom(format!("line {}: {why}", text.line)))
-    }
-}
-
-impl Pattern {
-    /// Compiles `source`, written on `line`; the engine's reason when it
-    /// does not compile.
-    pub fn new(source: &str, line: usize) -> Result<Pattern, String> {
-        let regex = regex_lite::RegexBuilder::new(source)
-            .size_limit(1 << 20)
-            .nest_limit(64)
-            .build()
-            .map_err(|e| first_line(&e.to_string()))?;
-        Ok(Pattern {
-            source: source.to_owned(),
-            regex,
-            line,
-        })
-    }
-
-    /// The pattern as written.
-    pub fn as_str(&self) -> &str {
-        &self.source
-    }
-
-    /// Its line in its file.
-    pub fn line(&self) -> usize {
-        self.line
-    }
-
-    /// True when it matches somewhere in `text`.
-    pub fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(text)
-    }
-}
 
 impl Rules {
     /// The agent of a process whose argv is `argv` (`None`: none of them).
@@ -221,6 +169,7 @@ impl UserAgent {
         process: None,
         argv: None,
         title: None,
+        input: None,
         screen: Vec::new(),
         hooks: Vec::new(),
         log: None,
@@ -257,15 +206,35 @@ impl UserAgent {
 
     /// The first screen rule that matches the pane's rows and title.
     pub fn classify<'a>(&'a self, rows: &[String], title: &str) -> Option<RuleMatch<'a>> {
+        let input = self.input_row(rows);
         self.screen.iter().find_map(|rule| {
-            let row = rule.matching_row(rows, title)?;
+            let row = rule.matching_row(rows, title, input)?;
+            let answer = rule
+                .answer
+                .zip(row)
+                .map(|(n, row)| text_above(rows, row, n, self.input.as_ref()));
             Some(RuleMatch {
                 state: rule.state,
-                line: rule.pattern.line,
+                line: rule.pattern.line(),
                 pattern: rule.pattern.as_str(),
                 row,
+                answer: answer.filter(|a| !a.is_empty()),
             })
         })
+    }
+
+    /// The index of its input box's row: the lowest its `input` pattern matches.
+    pub fn input_row(&self, rows: &[String]) -> Option<usize> {
+        let input = self.input.as_ref()?;
+        rows.iter().rposition(|row| input.is_match(row.trim_end()))
+    }
+
+    /// What its input box holds: the `input` pattern's first capture group
+    /// (blank: empty); without a group, or without the box on screen, it
+    /// cannot be told.
+    pub fn input_text(&self, rows: &[String]) -> Option<String> {
+        let row = self.input_row(rows)?;
+        self.input.as_ref()?.group(rows[row].trim_end())
     }
 
     /// The state a hook event says (`None`: the file says nothing of it).
@@ -275,22 +244,44 @@ impl UserAgent {
 }
 
 impl ScreenRule {
-    /// Where the pattern matches its region: `Some(Some(row))` the index of
-    /// the lowest row it matches, `Some(None)` the title, `None` nowhere.
-    pub fn matching_row(&self, rows: &[String], title: &str) -> Option<Option<usize>> {
-        match self.region {
-            Region::Title => self.pattern.is_match(title).then_some(None),
-            Region::Last(n) => rows
-                .iter()
-                .enumerate()
-                .rev()
-                .map(|(i, row)| (i, row.trim_end()))
-                .filter(|(_, row)| !row.is_empty())
-                .take(n)
-                .find(|(_, row)| self.pattern.is_match(row))
-                .map(|(i, _)| Some(i)),
-        }
+    /// Where the pattern matches its region (`input`: the input box's row,
+    /// if on screen): `Some(Some(row))` the index of the lowest row it
+    /// matches, `Some(None)` the title, `None` nowhere.
+    pub fn matching_row(&self, rows: &[String], title: &str, input: Option<usize>) -> Option<Option<usize>> {
+        let (end, n) = match self.region {
+            Region::Title => return self.pattern.is_match(title).then_some(None),
+            Region::Last(n) => (rows.len(), n),
+            Region::Above(n) => (input?, n),
+        };
+        non_blank_above(rows, end, n)
+            .find(|(_, row)| self.pattern.is_match(row))
+            .map(|(i, _)| Some(i))
     }
+}
+
+/// The `n` rows that are not blank above row `end` (exclusive), bottom up,
+/// each with its index, trailing blanks trimmed.
+fn non_blank_above(rows: &[String], end: usize, n: usize) -> impl Iterator<Item = (usize, &str)> {
+    rows[..end.min(rows.len())]
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, row)| (i, row.trim_end()))
+        .filter(|(_, row)| !row.is_empty())
+        .take(n)
+}
+
+/// The `n` rows that are not blank above row `row`, up to the input box's
+/// row above them (the prompt the answer answers), top down, joined by
+/// newlines.
+fn text_above(rows: &[String], row: usize, n: usize, input: Option<&Pattern>) -> String {
+    let is_input = |text: &str| input.is_some_and(|p| p.is_match(text));
+    let mut above: Vec<&str> = non_blank_above(rows, row, n)
+        .map(|(_, text)| text)
+        .take_while(|text| !is_input(text))
+        .collect();
+    above.reverse();
+    above.join("\n")
 }
 
 /// A state's name in a rules file: turnstile's, or the Program Status
@@ -307,10 +298,6 @@ fn is_interpreter(program: &str) -> bool {
     ) || program.starts_with("python")
 }
 
-fn first_line(text: &str) -> String {
-    crate::text::first_line(text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,6 +307,7 @@ mod tests {
             state,
             region,
             pattern: Pattern::new(pattern, 1).unwrap(),
+            answer: None,
         }
     }
 
@@ -331,6 +319,7 @@ mod tests {
             process: Some(Pattern::new("^aider$", 2).unwrap()),
             argv: None,
             title: None,
+            input: None,
             screen,
             hooks: Vec::new(),
             log: None,
@@ -356,6 +345,53 @@ mod tests {
         let asking = rows(&["Create file? (Y)es/(N)o [Yes]:", "> "]);
         assert_eq!(a.classify(&asking, "").unwrap().state, State::Waiting);
         assert_eq!(a.classify(&rows(&["> ", "more output"]), ""), None, "only the last row");
+    }
+
+    #[test]
+    fn rows_above_the_input_box_and_an_answer_region_are_read() {
+        let a = UserAgent {
+            input: Some(Pattern::new(r"^> ?(.*)$", 2).unwrap()),
+            screen: vec![
+                ScreenRule {
+                    answer: Some(2),
+                    ..rule(State::Done, Region::Above(1), r"^Tokens: \d+")
+                },
+                rule(State::Working, Region::Above(2), "^Thinking"),
+            ],
+            ..agent(Vec::new())
+        };
+        let screen = rows(&[
+            "> fix it",
+            "",
+            "  fn x() {}",
+            "Answer.",
+            "Tokens: 12",
+            "> ",
+            "",
+            "status line",
+        ]);
+        let hit = a.classify(&screen, "").unwrap();
+        assert_eq!((hit.state, hit.row), (State::Done, Some(4)));
+        assert_eq!(
+            hit.answer.as_deref(),
+            Some("  fn x() {}\nAnswer."),
+            "indentation kept, blanks skipped"
+        );
+        assert_eq!(a.input_text(&screen).as_deref(), Some(""));
+        let typed = rows(&["Tokens: 12", "> half a prompt"]);
+        assert_eq!(a.input_text(&typed).as_deref(), Some("half a prompt"));
+        let busy = rows(&["> fix it", "Thinking…", "status"]);
+        assert_eq!(a.classify(&busy, ""), None, "above the box: no box on screen, no match");
+        let busy = rows(&["Thinking…", "", "> "]);
+        assert_eq!(
+            a.classify(&busy, "").map(|h| (h.state, h.answer)),
+            Some((State::Working, None))
+        );
+        let no_group = UserAgent {
+            input: Some(Pattern::new("^> ", 2).unwrap()),
+            ..agent(Vec::new())
+        };
+        assert_eq!(no_group.input_text(&typed), None, "no capture group: cannot be told");
     }
 
     #[test]
@@ -397,12 +433,5 @@ mod tests {
         assert_eq!(parse_state("done"), Some(State::Done));
         assert_eq!(parse_state("unknown"), None);
         assert_eq!(parse_state("finito"), None);
-    }
-
-    #[test]
-    fn a_pattern_that_does_not_compile_says_why_in_one_line() {
-        let why = Pattern::new("(unclosed", 3).unwrap_err();
-        assert!(!why.is_empty() && !why.contains('\n'), "{why}");
-        assert!(Pattern::new(&"(".repeat(200), 1).is_err(), "nesting is bounded");
     }
 }

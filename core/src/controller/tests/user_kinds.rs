@@ -133,6 +133,47 @@ fn a_user_kinds_screen_done_is_never_routed_and_its_hooks_done_is() {
     assert!(pasted[0].1.contains("Answer: fixed."));
 }
 
+/// A rules file's agent whose done rule names its answer's region.
+const ANSWERING_RULES: &str = r#"{"path": "/x/agents.kdl", "rules": {"agents": [{
+    "name": "toy-answering", "tag": "ta", "line": 1,
+    "process": {"source": "^toy$", "line": 2}, "argv": null, "title": null,
+    "input": {"source": "^> ?(.*)$", "line": 3},
+    "screen": [
+        {"state": "working", "region": {"above": 2}, "pattern": {"source": "^⠋ thinking", "line": 5}},
+        {"state": "done", "region": {"above": 2}, "pattern": {"source": "^Done in", "line": 6}, "answer": 3}
+    ],
+    "hooks": [{"event": "end", "state": "done", "line": 9}], "replaces": null}]}, "problem": null}"#;
+
+#[test]
+fn a_screen_answer_is_routed_only_by_a_confirmed_done_that_brings_none() {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rules_result(&mut rig, ANSWERING_RULES);
+    let kind = crate::agent::AgentKind::parse("toy-answering").unwrap();
+    let of_kind = |mut report: PaneReport| {
+        report.agent = Some(protocol::AgentBinding {
+            kind,
+            ..protocol::AgentBinding::default()
+        });
+        report
+    };
+    let mut bound = of_kind(report(1, State::Idle, Source::Session, rig.now, None));
+    bound.verdicts.clear();
+    rig.push(&[bound]);
+    let screen = |text: &[&str]| text.iter().map(|r| r.to_string()).collect::<Vec<_>>();
+    rig.send(Event::Screens(vec![(1, screen(&["> fix it", "⠋ thinking", "> "]))]));
+    assert_eq!(rig.state_of(1), State::Working);
+    let shown = screen(&["> fix it", "Fixed it:", "  x = 1", "Done in 2.0s", "> "]);
+    let guessed = rig.send(Event::Screens(vec![(1, shown)]));
+    assert!(writes(&guessed).is_empty(), "a screen done routes nothing");
+    let mut done = of_kind(report(1, State::Done, Source::Hook, rig.now + 10, None));
+    done.verdicts[0].key = Some("hook end".into());
+    let routed = rig.push(&[done]);
+    let pasted = writes(&routed);
+    assert_eq!(pasted.len(), 1, "{routed:?}");
+    assert!(pasted[0].1.contains("Fixed it:\n  x = 1"), "{:?}", pasted[0].1);
+    assert!(!pasted[0].1.contains("fix it"), "the prompt is not in the region");
+}
+
 #[test]
 fn a_broken_rules_file_is_named_in_the_bar_with_its_line() {
     let mut rig = Rig::leader(&[]);
