@@ -126,6 +126,12 @@ impl PaneArbiter {
         self.session.is_some()
     }
 
+    /// True when only its screen has said anything of the pane: no
+    /// transcript, hook or session status.
+    pub fn screen_only(&self) -> bool {
+        self.transcript.is_none() && self.hook.is_none() && self.session.is_none()
+    }
+
     /// Records a verdict and re-fuses at the verdict's time.
     pub fn observe(&mut self, verdict: Verdict) -> Option<Edge> {
         let at = verdict.at;

@@ -249,6 +249,12 @@ impl PaneTable {
         self.panes.get(&id).is_some_and(|p| p.arbiter.has_candidate())
     }
 
+    /// True when only its screen tells the pane's state (no log, hook or
+    /// session status has said anything).
+    pub fn screen_only(&self, id: u32) -> bool {
+        self.panes.get(&id).is_some_and(|p| p.arbiter.screen_only())
+    }
+
     /// True when the agent's session status file covers the pane: its screen
     /// then adds nothing the pushed status does not say as fast.
     pub fn has_session_status(&self, id: u32) -> bool {

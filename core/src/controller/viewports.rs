@@ -9,8 +9,16 @@ impl Controller {
         if !self.role.is_leader() || self.storm.is_paused() {
             return;
         }
-        let ids: Vec<u32> = report.iter().map(|(id, _)| *id).collect();
-        self.note_report(&ids, now);
+        // Only the panes whose rows are read make a storm: the others' rows
+        // are skipped undecoded (`wants_screen`), a report of them costs little.
+        let read: Vec<u32> = report
+            .iter()
+            .map(|(id, _)| *id)
+            .filter(|id| !self.covered(*id))
+            .collect();
+        if !read.is_empty() {
+            self.note_report(&read, now);
+        }
         let mut changed = false;
         for (id, viewport) in report {
             if self.screen_matters(id, now) {
@@ -209,7 +217,7 @@ impl Controller {
             return self.catch_up(now, screens);
         }
         if now.saturating_sub(self.last_hidden_poll) < self.config.hidden_poll_ms {
-            return false;
+            return self.poll_hidden_screen_only(screens, now);
         }
         self.last_hidden_poll = now;
         let reports_flow = self.reports_held || self.storm.is_paused();
@@ -232,6 +240,21 @@ impl Controller {
             self.sync_subscriptions(now);
         }
         changed
+    }
+
+    /// Agents in tabs no client views whose state only their screen tells
+    /// (no log, hook or session status: a rules file's agent that has none)
+    /// are read on every tick, not every `hidden_poll_ms`: nothing else
+    /// would show their turn's end.
+    fn poll_hidden_screen_only(&mut self, screens: &mut dyn Screens, now: Millis) -> bool {
+        let hidden: Vec<u32> = self
+            .table
+            .agents()
+            .iter()
+            .filter(|p| !self.viewed_tabs.contains(&p.meta.tab) && self.table.screen_only(p.meta.id))
+            .map(|p| p.meta.id)
+            .collect();
+        self.read_viewports(hidden, now, screens)
     }
 
     /// Old releases end a turn with an answer that looks like a preamble: a

@@ -716,3 +716,43 @@ fn each_copy_draws_its_own_tabs_agents_first() {
     };
     assert!(at("here") < at("a") && at("a") < at("b"), "{bar}");
 }
+
+/// Nothing but its screen tells a hidden agent's turn end: it is read on
+/// every tick, not every `hidden_poll_ms`; an agent whose log reports is not.
+#[test]
+fn a_hidden_agent_only_its_screen_tells_is_read_every_tick() {
+    let mut rig = three_agents(&[]);
+    rig.timer_at(rig.now); // the first ticks catch up and read every hidden pane
+    rig.timer_at(rig.now + TICK_MS);
+    rig.screens.viewports.insert(3, done_banner());
+    rig.timer_at(rig.now + TICK_MS);
+    assert_eq!(rig.state_of(3), State::Done, "a tick later, not hidden_poll_ms");
+    rig.push(&[report(3, State::Working, Source::Transcript, rig.now, None)]);
+    rig.screens
+        .viewports
+        .insert(3, vec!["✻ Thinking… (esc to interrupt)".into()]);
+    rig.timer_at(rig.now + TICK_MS);
+    assert!(
+        !rig.c
+            .table
+            .get(3)
+            .is_some_and(|p| p.fused().reason.contains("Thinking")),
+        "its log tells: read every hidden_poll_ms only"
+    );
+}
+
+/// Render reports of panes whose rows are skipped (their state is pushed)
+/// never pause the subscription, however many come.
+#[test]
+fn reports_of_covered_panes_alone_make_no_storm() {
+    let mut rig = Rig::leader(&[]);
+    let mut session = report(2, State::Working, Source::Session, rig.now, None);
+    session.verdicts[0].key = Some("busy".into());
+    rig.push(&[session]);
+    assert!(rig.c.covered(2));
+    for _ in 0..10 * pacing::STORM_REPORTS {
+        let effects = rig.send(Event::Screens(vec![(2, Vec::new())]));
+        assert!(!effects.contains(&Effect::Unsubscribe(Subscription::RenderReports)));
+    }
+    assert!(!rig.c.storm.is_paused());
+}
