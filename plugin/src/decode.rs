@@ -81,18 +81,18 @@ enum Value<'a> {
 }
 
 /// Calls `each` with every field of the message `bytes`, in order; `None`
-/// when they do not decode.
-fn fields<'a>(mut bytes: &'a [u8], mut each: impl FnMut(u32, Value<'a>)) -> Option<()> {
+/// when they do not decode, or as soon as `each` refuses one.
+fn fields<'a>(mut bytes: &'a [u8], mut each: impl FnMut(u32, Value<'a>) -> Option<()>) -> Option<()> {
     use zellij_tile::shim::prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
     while !bytes.is_empty() {
         let (number, wire) = decode_key(&mut bytes).ok()?;
         match wire {
-            WireType::Varint => each(number, Value::Number(decode_varint(&mut bytes).ok()?)),
+            WireType::Varint => each(number, Value::Number(decode_varint(&mut bytes).ok()?))?,
             WireType::LengthDelimited => {
                 let len = usize::try_from(decode_varint(&mut bytes).ok()?).ok()?;
                 let (value, rest) = (bytes.get(..len)?, bytes.get(len..)?);
                 bytes = rest;
-                each(number, Value::Bytes(value));
+                each(number, Value::Bytes(value))?;
             }
             wire => skip_field(wire, number, &mut bytes, DecodeContext::default()).ok()?,
         }
@@ -107,59 +107,58 @@ fn fields<'a>(mut bytes: &'a [u8], mut each: impl FnMut(u32, Value<'a>)) -> Opti
 /// twice, for nothing). `None`: another event, or one that does not decode.
 pub fn render_report(bytes: &[u8], wanted: impl Fn(u32) -> bool) -> Option<Vec<(u32, Vec<String>)>> {
     let (mut name, mut report) = (None, None);
-    fields(bytes, |number, value| match (number, value) {
-        (field::EVENT_NAME, Value::Number(n)) => name = Some(n),
-        (field::EVENT_RENDER_REPORT, Value::Bytes(b)) => report = Some(b),
-        _ => {}
+    fields(bytes, |number, value| {
+        match (number, value) {
+            (field::EVENT_NAME, Value::Number(n)) => name = Some(n),
+            (field::EVENT_RENDER_REPORT, Value::Bytes(b)) => report = Some(b),
+            _ => {}
+        }
+        Some(())
     })?;
     if name != Some(ProtobufEventType::PaneRenderReport as u64) {
         return None;
     }
     let mut panes = Vec::new();
-    let mut broken = false;
     fields(report?, |number, value| {
         if let (field::REPORT_ENTRY, Value::Bytes(entry)) = (number, value) {
-            match report_entry(entry, &wanted) {
-                Some(Some(pane)) => panes.push(pane),
-                Some(None) => {}
-                None => broken = true,
-            }
+            panes.extend(report_entry(entry, &wanted)?);
         }
+        Some(())
     })?;
-    (!broken).then_some(panes)
+    Some(panes)
 }
 
 /// One pane of a render report: `Some(None)` for a plugin pane.
 fn report_entry(entry: &[u8], wanted: &impl Fn(u32) -> bool) -> Option<Option<(u32, Vec<String>)>> {
     let (mut pane, mut contents) = (None, None);
-    fields(entry, |number, value| match (number, value) {
-        (field::ENTRY_PANE, Value::Bytes(b)) => pane = Some(b),
-        (field::ENTRY_CONTENTS, Value::Bytes(b)) => contents = Some(b),
-        _ => {}
+    fields(entry, |number, value| {
+        match (number, value) {
+            (field::ENTRY_PANE, Value::Bytes(b)) => pane = Some(b),
+            (field::ENTRY_CONTENTS, Value::Bytes(b)) => contents = Some(b),
+            _ => {}
+        }
+        Some(())
     })?;
     let (mut terminal, mut id) = (true, 0u32);
-    fields(pane?, |number, value| match (number, value) {
-        (field::PANE_TYPE, Value::Number(kind)) => terminal = kind == 0,
-        (field::PANE_ID, Value::Number(n)) => id = n as u32,
-        _ => {}
+    fields(pane?, |number, value| {
+        match (number, value) {
+            (field::PANE_TYPE, Value::Number(kind)) => terminal = kind == 0,
+            (field::PANE_ID, Value::Number(n)) => id = n as u32,
+            _ => {}
+        }
+        Some(())
     })?;
     if !terminal {
         return Some(None);
     }
     let mut rows = Vec::new();
     if wanted(id) {
-        let mut broken = false;
         fields(contents.unwrap_or_default(), |number, value| {
             if let (field::CONTENTS_ROW, Value::Bytes(row)) = (number, value) {
-                match std::str::from_utf8(row) {
-                    Ok(row) => rows.push(row.to_owned()),
-                    Err(_) => broken = true,
-                }
+                rows.push(std::str::from_utf8(row).ok()?.to_owned());
             }
+            Some(())
         })?;
-        if broken {
-            return None;
-        }
     }
     Some(Some((id, rows)))
 }
