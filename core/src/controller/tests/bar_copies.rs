@@ -705,7 +705,7 @@ fn each_copy_draws_its_own_tabs_agents_first() {
         since: T0,
         unseen: false,
         reason: String::new(),
-        kind: crate::agent::AgentKind::Claude,
+        kind: crate::agent::AgentKind::default(),
     };
     let rows = [row(1, "a"), row(2, "b"), row(3, "here")];
     follower.send(pipe(PIPE_SYNC, PipeFrom::Plugin(1), &all_rows(&rows)));
