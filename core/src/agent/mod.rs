@@ -63,6 +63,12 @@ pub trait Agent: Sync {
     fn takes_prompts(&self) -> bool {
         true
     }
+    /// True when a screen rule names the rows of its answer: a confirmed
+    /// done that brings no answer of its own then waits a moment for the
+    /// screen to show it (the screen and the confirming source race).
+    fn shows_its_answer(&self) -> bool {
+        false
+    }
 }
 
 /// Where one agent keeps its files and how its log is classified: the

@@ -18,6 +18,13 @@
 //! An answer is never pasted onto text standing in the target's input box
 //! (a person typing, stray bytes): it is held, the bar says why, and it is
 //! pasted once the box is empty (checked every `HOLD_RECHECK_MS`).
+//!
+//! A confirmed done that brings no answer, from an agent whose screen
+//! shows it ([`crate::agent::Agent::shows_its_answer`]), waits for its
+//! screen: the hook or log that confirms it and the render that shows the
+//! answer race, and under load the confirmation wins. The controller reads
+//! that pane's screen every `SCREEN_ANSWER_RECHECK_MS` until an answer shows
+//! or `SCREEN_ANSWER_WAIT_MS` pass; the done is routed then.
 
 use super::Effect;
 use crate::arbiter::Edge;
@@ -39,6 +46,22 @@ pub const MAX_PASTES: u32 = 3;
 
 /// How often a held answer looks at its target's input box again.
 pub const HOLD_RECHECK_MS: Millis = 500;
+
+/// How long a confirmed done that brings no answer waits for its screen
+/// to show one.
+pub const SCREEN_ANSWER_WAIT_MS: Millis = 2_000;
+/// How often its screen is read meanwhile.
+pub const SCREEN_ANSWER_RECHECK_MS: Millis = 100;
+
+/// A confirmed done waiting for its screen's answer.
+#[derive(Debug, Clone)]
+struct AwaitedAnswer {
+    pane: u32,
+    /// The next look at its screen.
+    look: Millis,
+    /// Routed then, answer or not.
+    until: Millis,
+}
 
 /// What a target pane's input box holds now, read from its screen.
 pub type Drafts<'a> = dyn FnMut(u32) -> InputBox + 'a;
@@ -116,6 +139,8 @@ pub struct Delivery {
     news: Vec<(u32, u64)>,
     /// Oldest first.
     held: Vec<Held>,
+    /// Confirmed dones waiting for their screen's answer.
+    awaited: Vec<AwaitedAnswer>,
 }
 
 /// Whether pane `pane`'s agent may show a suggestion in its box now: its
@@ -154,6 +179,7 @@ impl Delivery {
             unconfirmed: Vec::new(),
             news: Vec::new(),
             held: Vec::new(),
+            awaited: Vec::new(),
         }
     }
 
@@ -174,18 +200,16 @@ impl Delivery {
         }
         if edge.to == State::Working && edge.from != State::Working {
             self.router.on_turn_started(pane);
+            self.awaited.retain(|a| a.pane != pane);
         }
         if edge.to == State::Working && edge.now.source.is_some_and(Source::is_authoritative) {
             self.router.on_new_turn_evidence(pane);
         }
         if edge.is_confirmed_done() {
-            if let Some(source) = table.get(pane) {
-                let answer = source.turn_answer().map(str::to_owned);
-                let title = source.meta.title.clone();
-                actions.extend(
-                    self.router
-                        .on_confirmed_done(pane, &title, answer.as_deref(), |name| find_by_title(table, name)),
-                );
+            let awaits_screen = acting.is_some() && table.get(pane).is_some_and(awaits_its_screen);
+            match awaits_screen {
+                true => self.await_answer(pane, now),
+                false => actions.extend(self.route_done(table, pane)),
             }
         }
         if edge.to.is_turn_end() || edge.to == State::Idle {
@@ -198,6 +222,55 @@ impl Delivery {
             .into_iter()
             .filter_map(|a| self.perform(table, a, now, out, drafts))
             .collect()
+    }
+
+    /// Routes `pane`'s confirmed done with the answer it has now.
+    fn route_done(&mut self, table: &PaneTable, pane: u32) -> Vec<Action> {
+        let Some(source) = table.get(pane) else {
+            return Vec::new();
+        };
+        let answer = source.turn_answer().map(str::to_owned);
+        let title = source.meta.title.clone();
+        self.router
+            .on_confirmed_done(pane, &title, answer.as_deref(), |name| find_by_title(table, name))
+    }
+
+    fn await_answer(&mut self, pane: u32, now: Millis) {
+        self.awaited.retain(|a| a.pane != pane);
+        self.awaited.push(AwaitedAnswer {
+            pane,
+            look: now,
+            until: now + SCREEN_ANSWER_WAIT_MS,
+        });
+    }
+
+    /// The panes whose screen should be read now for an awaited answer.
+    pub fn screens_to_read(&mut self, now: Millis) -> Vec<u32> {
+        let due: Vec<u32> = self.awaited.iter().filter(|a| a.look <= now).map(|a| a.pane).collect();
+        for awaited in self.awaited.iter_mut().filter(|a| a.look <= now) {
+            awaited.look = now + SCREEN_ANSWER_RECHECK_MS;
+        }
+        due
+    }
+
+    /// Routes the awaited dones whose screen shows an answer now, or whose
+    /// wait is over; returns what the bar should say.
+    pub fn route_awaited(
+        &mut self,
+        table: &PaneTable,
+        now: Millis,
+        out: &mut Vec<Effect>,
+        drafts: &mut Drafts<'_>,
+    ) -> Option<String> {
+        let ready = |a: &AwaitedAnswer| now >= a.until || table.get(a.pane).is_none_or(|p| p.turn_answer().is_some());
+        let (ready, waiting): (Vec<AwaitedAnswer>, Vec<AwaitedAnswer>) =
+            std::mem::take(&mut self.awaited).into_iter().partition(ready);
+        self.awaited = waiting;
+        let actions: Vec<Action> = ready.iter().flat_map(|a| self.route_done(table, a.pane)).collect();
+        actions
+            .into_iter()
+            .filter_map(|a| self.perform(table, a, now, out, drafts))
+            .last()
     }
 
     fn perform(
@@ -295,10 +368,12 @@ impl Delivery {
         self.unconfirmed.retain(|s| s.pane != pane || s.presses == 0);
     }
 
-    /// When the next Enter, delivery verdict or input box check is due.
+    /// When the next Enter, delivery verdict, input box check or look for
+    /// an awaited answer is due.
     pub fn next_enter(&self) -> Option<Millis> {
         let held = self.held.iter().map(|h| h.due);
-        self.unconfirmed.iter().map(|s| s.due).chain(held).min()
+        let awaited = self.awaited.iter().map(|a| a.look.min(a.until));
+        self.unconfirmed.iter().map(|s| s.due).chain(held).chain(awaited).min()
     }
 
     /// Presses the Enters that are due, and pastes held answers whose
@@ -510,8 +585,15 @@ impl Delivery {
         self.unconfirmed.retain(|s| s.pane != pane);
         self.news.retain(|(p, _)| *p != pane);
         self.held.retain(|h| h.pane != pane);
+        self.awaited.retain(|a| a.pane != pane);
         self.router.forget(pane);
     }
+}
+
+/// Whether a confirmed done of `pane` should wait for its screen's answer:
+/// it brings none, and its agent's screen shows one.
+fn awaits_its_screen(pane: &Pane) -> bool {
+    pane.turn_answer().is_none() && pane.kind.agent().shows_its_answer()
 }
 
 /// Why an answer is held, with the start of what stands in the box.

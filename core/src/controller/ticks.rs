@@ -1,6 +1,7 @@
 //! Time: the timer, its one armed deadline, and what each tick settles
-//! (the leader's looks in the mailbox, turn ends, Enters due,
-//! notifications, host runs, watcher restarts).
+//! (the leader's looks in the mailbox, turn ends, Enters due, dones
+//! awaiting their screen's answer, notifications, host runs, watcher
+//! restarts).
 
 use super::*;
 
@@ -21,6 +22,7 @@ impl Controller {
             self.say(said, now);
         }
         if self.role.is_leader() {
+            self.route_awaited_answers(now, screens);
             self.out.extend(self.notifier.run_due(&self.table, now));
         }
         if self.storm.pause_over(now) {
@@ -37,6 +39,23 @@ impl Controller {
             self.on_tick(now, screens);
         }
         self.arm_next_timer(now);
+    }
+
+    /// Reads the screens of confirmed dones that wait for their screen's
+    /// answer (unless scrolled into history), and routes those that show
+    /// one, or waited long enough.
+    fn route_awaited_answers(&mut self, now: Millis, screens: &mut dyn Screens) {
+        let panes = self.delivery.screens_to_read(now);
+        let unscrolled = panes.into_iter().filter(|id| !screens.scrolled_back(*id)).collect();
+        self.read_viewports(unscrolled, now, screens);
+        let said = {
+            let mut drafts = input_boxes(&self.table, screens);
+            self.delivery
+                .route_awaited(&self.table, now, &mut self.out, &mut drafts)
+        };
+        if let Some(said) = said {
+            self.say(said, now);
+        }
     }
 
     /// The deadlines a timer serves, besides the leader's next look in the

@@ -217,6 +217,10 @@ impl Agent for UserKind {
             None => ScreenVerdict::decided(State::Unknown, Rule::NoStatus, None, false),
         }
     }
+    /// A done rule with `answer=N`.
+    fn shows_its_answer(&self) -> bool {
+        self.rules.screen.iter().any(|rule| rule.answer.is_some())
+    }
     /// Its `input` pattern's first capture group: blank, empty; text, a
     /// draft; no box on screen, or no group, unknown.
     fn input_box(&self, rows: &[String]) -> InputBox {

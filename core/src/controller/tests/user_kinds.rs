@@ -146,10 +146,25 @@ const ANSWERING_RULES: &str = r#"{"path": "/x/agents.kdl", "rules": {"agents": [
 
 #[test]
 fn a_screen_answer_is_routed_only_by_a_confirmed_done_that_brings_none() {
+    let (mut rig, of_kind) = answering_rig();
+    let shown = rows(&["> fix it", "Fixed it:", "  x = 1", "Done in 2.0s", "> "]);
+    rig.screens.viewports.insert(1, shown.clone());
+    let guessed = rig.send(Event::Screens(vec![(1, shown)]));
+    assert!(writes(&guessed).is_empty(), "a screen done routes nothing");
+    let routed = rig.push(&[hook_end(&of_kind, rig.now + 10)]);
+    let pasted = writes(&routed);
+    assert_eq!(pasted.len(), 1, "{routed:?}");
+    assert!(pasted[0].1.contains("Fixed it:\n  x = 1"), "{:?}", pasted[0].1);
+    assert!(!pasted[0].1.contains("fix it"), "the prompt is not in the region");
+}
+
+/// A rig leading pane 1, bound to the kind `toy-answering` (its done rule
+/// names the answer's rows), whose screen shows a turn at work.
+fn answering_rig() -> (Rig, impl Fn(PaneReport) -> PaneReport) {
     let mut rig = Rig::leader(&[("flows", "a -> b")]);
     rules_result(&mut rig, ANSWERING_RULES);
     let kind = crate::agent::AgentKind::parse("toy-answering").unwrap();
-    let of_kind = |mut report: PaneReport| {
+    let of_kind = move |mut report: PaneReport| {
         report.agent = Some(protocol::AgentBinding {
             kind,
             ..protocol::AgentBinding::default()
@@ -159,19 +174,59 @@ fn a_screen_answer_is_routed_only_by_a_confirmed_done_that_brings_none() {
     let mut bound = of_kind(report(1, State::Idle, Source::Session, rig.now, None));
     bound.verdicts.clear();
     rig.push(&[bound]);
-    let screen = |text: &[&str]| text.iter().map(|r| r.to_string()).collect::<Vec<_>>();
-    rig.send(Event::Screens(vec![(1, screen(&["> fix it", "⠋ thinking", "> "]))]));
+    rig.send(Event::Screens(vec![(1, rows(&["> fix it", "⠋ thinking", "> "]))]));
     assert_eq!(rig.state_of(1), State::Working);
-    let shown = screen(&["> fix it", "Fixed it:", "  x = 1", "Done in 2.0s", "> "]);
-    let guessed = rig.send(Event::Screens(vec![(1, shown)]));
-    assert!(writes(&guessed).is_empty(), "a screen done routes nothing");
-    let mut done = of_kind(report(1, State::Done, Source::Hook, rig.now + 10, None));
+    (rig, of_kind)
+}
+
+fn rows(text: &[&str]) -> Vec<String> {
+    text.iter().map(|r| r.to_string()).collect()
+}
+
+/// Its hook's done, which names no answer.
+fn hook_end(of_kind: &impl Fn(PaneReport) -> PaneReport, at: Millis) -> PaneReport {
+    let mut done = of_kind(report(1, State::Done, Source::Hook, at, None));
     done.verdicts[0].key = Some("hook end".into());
-    let routed = rig.push(&[done]);
+    done
+}
+
+#[test]
+fn a_done_confirmed_before_the_screen_shows_its_answer_waits_for_it() {
+    let (mut rig, of_kind) = answering_rig();
+    // The hook is faster than the render: the screen still shows the work.
+    rig.screens.viewports.insert(1, rows(&["> fix it", "⠋ thinking", "> "]));
+    let confirmed = rig.push(&[hook_end(&of_kind, rig.now + 10)]);
+    assert!(writes(&confirmed).is_empty(), "no answer yet: {confirmed:?}");
+    let early = rig.timer_at(rig.now + 150);
+    assert!(writes(&early).is_empty(), "{early:?}");
+    // The render lands; the next look at the screen finds the answer.
+    let shown = rows(&["> fix it", "Fixed it:", "  x = 1", "Done in 2.0s", "> "]);
+    rig.screens.viewports.insert(1, shown);
+    let routed = rig.timer_at(rig.now + delivery::SCREEN_ANSWER_RECHECK_MS);
     let pasted = writes(&routed);
     assert_eq!(pasted.len(), 1, "{routed:?}");
     assert!(pasted[0].1.contains("Fixed it:\n  x = 1"), "{:?}", pasted[0].1);
-    assert!(!pasted[0].1.contains("fix it"), "the prompt is not in the region");
+    let later = rig.timer_at(rig.now + delivery::SCREEN_ANSWER_WAIT_MS);
+    let again = writes(&later).into_iter().any(|(_, text)| text.contains("Fixed it"));
+    assert!(!again, "routed once: {later:?}");
+}
+
+#[test]
+fn a_done_whose_screen_never_shows_an_answer_is_said_once_the_wait_is_over() {
+    let (mut rig, of_kind) = answering_rig();
+    rig.screens.viewports.insert(1, rows(&["> fix it", "⠋ thinking", "> "]));
+    let start = rig.now;
+    rig.push(&[hook_end(&of_kind, start + 10)]);
+    let mut said = String::new();
+    for t in (0..=delivery::SCREEN_ANSWER_WAIT_MS + 100).step_by(100) {
+        let effects = rig.timer_at(start + t);
+        assert!(writes(&effects).is_empty(), "{effects:?}");
+        said = ansi::strip(&rig.c.render(200, rig.now));
+        if said.contains("without an answer") {
+            break;
+        }
+    }
+    assert!(said.contains("a finished without an answer to send"), "{said}");
 }
 
 #[test]
