@@ -7,12 +7,18 @@
 use std::collections::{BTreeMap, HashMap};
 use zellij_tile::prelude::*;
 use zellij_tile::shim::plugin_api::event::{ProtobufEvent, ProtobufEventPayload as Payload, ProtobufEventType};
+use zellij_tile::shim::plugin_api::generated_api::api::style::Style as ProtobufStyle;
 use zellij_tile::shim::prost::Message;
 
 /// The events the bar and the inbox view subscribe to, from zellij's
 /// encoding (`None`: another event, or one that does not decode); render
 /// reports are read by [`render_report`].
 pub fn event(bytes: &[u8]) -> Option<Event> {
+    if let Some((name, payload)) = name_and_payload(bytes) {
+        if name == ProtobufEventType::ModeUpdate as u64 {
+            return mode_update(payload);
+        }
+    }
     let event = ProtobufEvent::decode(bytes).ok()?;
     let kind = ProtobufEventType::try_from(event.name).ok()?;
     Some(match (kind, event.payload?) {
@@ -36,10 +42,6 @@ pub fn event(bytes: &[u8]) -> Option<Event> {
             let tabs: Result<Vec<TabInfo>, _> = p.tab_info.into_iter().map(TabInfo::try_from).collect();
             Event::TabUpdate(tabs.ok()?)
         }
-        (ProtobufEventType::ModeUpdate, Payload::ModeUpdatePayload(p)) => Event::ModeUpdate(ModeInfo {
-            style: p.style?.try_into().ok()?,
-            ..ModeInfo::default()
-        }),
         (ProtobufEventType::RunCommandResult, Payload::RunCommandResultPayload(p)) => {
             let context: BTreeMap<String, String> = p.context.into_iter().map(|c| (c.name, c.value)).collect();
             Event::RunCommandResult(p.exit_code, p.stdout, p.stderr, context)
@@ -56,11 +58,46 @@ pub fn event(bytes: &[u8]) -> Option<Event> {
     })
 }
 
-/// The protobuf field numbers a render report is read by.
+/// A mode update, read for its style alone. Decoded whole, its keybindings
+/// (every mode's, each with its actions) took 640 KiB of the plugin's
+/// memory for an 8.5 KB message, in every copy of the bar that was sent one:
+/// a wasm memory never shrinks.
+fn mode_update(payload: &[u8]) -> Option<Event> {
+    let mut style = None;
+    fields(payload, |number, value| {
+        if let (field::MODE_STYLE, Value::Bytes(bytes)) = (number, value) {
+            style = Some(bytes);
+        }
+        Some(())
+    })?;
+    let style = ProtobufStyle::decode(style?).ok()?.try_into().ok()?;
+    Some(Event::ModeUpdate(ModeInfo {
+        style,
+        ..ModeInfo::default()
+    }))
+}
+
+/// An event's name and the bytes of its payload, undecoded (`None`: the
+/// bytes are no event).
+fn name_and_payload(bytes: &[u8]) -> Option<(u64, &[u8])> {
+    let (mut name, mut payload) = (0, None);
+    fields(bytes, |number, value| {
+        match (number, value) {
+            (field::EVENT_NAME, Value::Number(n)) => name = n,
+            (_, Value::Bytes(bytes)) => payload = Some(bytes),
+            _ => {}
+        }
+        Some(())
+    })?;
+    Some((name, payload?))
+}
+
+/// The protobuf field numbers events are read by.
 mod field {
-    /// `Event.name`, and the render report in `Event.payload`.
+    /// `Event.name` (the payload is the event's one other field).
     pub const EVENT_NAME: u32 = 1;
-    pub const EVENT_RENDER_REPORT: u32 = 30;
+    /// `ModeUpdatePayload.style`.
+    pub const MODE_STYLE: u32 = 3;
     /// `PaneRenderReportPayload.pane_contents` (each a `PaneContentsEntry`).
     pub const REPORT_ENTRY: u32 = 1;
     /// `PaneContentsEntry.pane_id`, `.pane_contents`.
@@ -71,6 +108,95 @@ mod field {
     pub const PANE_ID: u32 = 2;
     /// `PaneContents.viewport` (each row a string).
     pub const CONTENTS_ROW: u32 = 1;
+    /// `PaneContents.lines_below_viewport`.
+    pub const CONTENTS_BELOW: u64 = 4;
+    /// `PaneScrollbackResponse.ok` (a `PaneContents`).
+    pub const SCROLLBACK_OK: u64 = 1;
+}
+
+/// Whether a pane's whole scrollback (a `PaneScrollbackResponse`) holds
+/// rows below its viewport, that is whether the pane is scrolled back into
+/// its history: learnt as the bytes stream in, keeping none of the rows (a
+/// long history is megabytes, and a wasm memory never shrinks).
+#[derive(Debug, Default)]
+pub struct RowsBelowViewport {
+    scan: Scan,
+    /// The varint being read, and how far.
+    varint: u64,
+    shift: u32,
+    found: bool,
+}
+
+/// Where the scan stands.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Scan {
+    /// The response's key: its `ok` contents, or an error.
+    #[default]
+    ResponseKey,
+    /// The contents' length (they run to the end).
+    ContentsLength,
+    /// A key of a field of the contents.
+    FieldKey,
+    /// A field's length.
+    FieldLength,
+    /// Bytes of a field skipped.
+    Skip(u64),
+    /// A varint field skipped.
+    SkipVarint,
+    /// Answered (or not a scrollback): the rest is ignored.
+    Done,
+}
+
+impl RowsBelowViewport {
+    /// True when the contents held a row below the viewport.
+    pub fn found(&self) -> bool {
+        self.found
+    }
+
+    /// The next step once a varint of the stage `scan` reads `value`.
+    fn after_varint(&mut self, value: u64) -> Scan {
+        match self.scan {
+            Scan::ResponseKey if value == field::SCROLLBACK_OK << 3 | 2 => Scan::ContentsLength,
+            Scan::ContentsLength => Scan::FieldKey,
+            Scan::FieldKey if value >> 3 == field::CONTENTS_BELOW => {
+                self.found = true;
+                Scan::Done
+            }
+            Scan::FieldKey => match value & 7 {
+                0 => Scan::SkipVarint,
+                1 => Scan::Skip(8),
+                2 => Scan::FieldLength,
+                5 => Scan::Skip(4),
+                _ => Scan::Done,
+            },
+            Scan::FieldLength if value == 0 => Scan::FieldKey,
+            Scan::FieldLength => Scan::Skip(value),
+            _ => Scan::Done, // an error answer
+        }
+    }
+}
+
+impl crate::stdin::Sink for RowsBelowViewport {
+    fn take(&mut self, byte: u8) {
+        self.scan = match self.scan {
+            Scan::Done => Scan::Done,
+            Scan::Skip(1) => Scan::FieldKey,
+            Scan::Skip(n) => Scan::Skip(n - 1),
+            Scan::SkipVarint if byte & 0x80 == 0 => Scan::FieldKey,
+            Scan::SkipVarint => Scan::SkipVarint,
+            _ if self.shift > 63 => Scan::Done, // not a varint
+            _ => {
+                self.varint |= u64::from(byte & 0x7f) << self.shift;
+                self.shift += 7;
+                if byte & 0x80 != 0 {
+                    return;
+                }
+                let value = std::mem::take(&mut self.varint);
+                self.shift = 0;
+                self.after_varint(value)
+            }
+        };
+    }
 }
 
 /// One field of a protobuf message: a number, or the bytes of a string or
@@ -106,20 +232,12 @@ fn fields<'a>(mut bytes: &'a [u8], mut each: impl FnMut(u32, Value<'a>) -> Optio
 /// unread: at 64 agents they were most of the bytes, decoded and copied
 /// twice, for nothing). `None`: another event, or one that does not decode.
 pub fn render_report(bytes: &[u8], wanted: impl Fn(u32) -> bool) -> Option<Vec<(u32, Vec<String>)>> {
-    let (mut name, mut report) = (None, None);
-    fields(bytes, |number, value| {
-        match (number, value) {
-            (field::EVENT_NAME, Value::Number(n)) => name = Some(n),
-            (field::EVENT_RENDER_REPORT, Value::Bytes(b)) => report = Some(b),
-            _ => {}
-        }
-        Some(())
-    })?;
-    if name != Some(ProtobufEventType::PaneRenderReport as u64) {
+    let (name, report) = name_and_payload(bytes)?;
+    if name != ProtobufEventType::PaneRenderReport as u64 {
         return None;
     }
     let mut panes = Vec::new();
-    fields(report?, |number, value| {
+    fields(report, |number, value| {
         if let (field::REPORT_ENTRY, Value::Bytes(entry)) = (number, value) {
             panes.extend(report_entry(entry, &wanted)?);
         }
@@ -185,6 +303,71 @@ mod tests {
             payload: Some(Payload::PaneRenderReportPayload(payload)),
         }
         .encode_to_vec()
+    }
+
+    /// Scans zellij's encoding of a scrollback answer.
+    fn rows_below(response: zellij_tile::shim::plugin_api::event::ProtobufPaneScrollbackResponse) -> bool {
+        use crate::stdin::Sink;
+        let mut scan = RowsBelowViewport::default();
+        response.encode_to_vec().into_iter().for_each(|b| scan.take(b));
+        scan.found()
+    }
+
+    #[test]
+    fn a_scrollback_is_scrolled_back_only_with_rows_below_its_viewport() {
+        use zellij_tile::shim::plugin_api::event::ProtobufPaneScrollbackResponse;
+        let long_history = PaneContents {
+            viewport: vec!["x".repeat(300); 45],
+            lines_above_viewport: vec!["y".repeat(200); 3000],
+            ..PaneContents::default()
+        };
+        let answer = |contents: PaneContents| {
+            let response = PaneScrollbackResponse::Ok(contents);
+            ProtobufPaneScrollbackResponse::try_from(response).unwrap()
+        };
+        assert!(!rows_below(answer(long_history.clone())), "at the bottom");
+        let scrolled = PaneContents {
+            lines_below_viewport: vec![String::new()],
+            cursor: Some(Default::default()),
+            ..long_history
+        };
+        assert!(rows_below(answer(scrolled)), "scrolled back");
+        let error = ProtobufPaneScrollbackResponse::try_from(PaneScrollbackResponse::Err("no pane".into())).unwrap();
+        assert!(!rows_below(error));
+        assert!(!rows_below(ProtobufPaneScrollbackResponse::default()));
+    }
+
+    #[test]
+    fn a_mode_update_is_read_for_its_style_alone() {
+        use zellij_tile::shim::plugin_api::event::ProtobufModeUpdatePayload;
+        let mut style = Style::default();
+        style.colors.text_unselected.base = PaletteColor::Rgb((1, 2, 3));
+        let mode = ModeInfo {
+            style,
+            keybinds: vec![(
+                InputMode::Normal,
+                vec![(KeyWithModifier::new(BareKey::Char('a')), vec![])],
+            )],
+            session_name: Some("s".into()),
+            ..ModeInfo::default()
+        };
+        let bytes = ProtobufEvent {
+            name: ProtobufEventType::ModeUpdate as i32,
+            payload: Some(Payload::ModeUpdatePayload(
+                ProtobufModeUpdatePayload::try_from(mode).unwrap(),
+            )),
+        }
+        .encode_to_vec();
+        match event(&bytes) {
+            Some(Event::ModeUpdate(read)) => {
+                assert_eq!(read.style, style);
+                assert!(read.keybinds.is_empty(), "keybindings are not decoded");
+            }
+            other => panic!("{other:?}"),
+        }
+        for cut in 1..bytes.len() {
+            let _ = event(&bytes[..cut]); // never panics
+        }
     }
 
     #[test]

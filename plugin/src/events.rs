@@ -11,7 +11,7 @@
 //! - nothing unwraps: an event or message that does not decode is dropped
 //!   (a panic removes the bar).
 
-use super::{decode, Plugin};
+use super::{decode, stdin, Plugin};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use zellij_tile::prelude::*;
@@ -25,8 +25,7 @@ thread_local! {
 
 #[no_mangle]
 fn load() {
-    let configuration = zellij_tile::shim::object_from_stdin::<Vec<u8>>()
-        .ok()
+    let configuration = stdin::bytes()
         .and_then(|bytes| ProtobufPluginConfiguration::decode(bytes.as_slice()).ok())
         .and_then(|p| BTreeMap::try_from(&p).ok())
         .unwrap_or_default();
@@ -35,7 +34,7 @@ fn load() {
 
 #[no_mangle]
 pub fn update() -> bool {
-    let Ok(bytes) = zellij_tile::shim::object_from_stdin::<Vec<u8>>() else {
+    let Some(bytes) = stdin::bytes() else {
         return false;
     };
     STATE.with(|state| {
@@ -49,8 +48,7 @@ pub fn update() -> bool {
 
 #[no_mangle]
 pub fn pipe() -> bool {
-    let Some(message) = zellij_tile::shim::object_from_stdin::<Vec<u8>>()
-        .ok()
+    let Some(message) = stdin::bytes()
         .and_then(|bytes| ProtobufPipeMessage::decode(bytes.as_slice()).ok())
         .and_then(|p| PipeMessage::try_from(p).ok())
     else {

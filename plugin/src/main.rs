@@ -19,6 +19,10 @@ use turnstile_core::controller::{
 };
 use turnstile_core::{mailbox, Millis};
 use zellij_tile::prelude::*;
+use zellij_tile::shim::plugin_api::event::pane_scrollback_response::Response;
+use zellij_tile::shim::plugin_api::event::ProtobufPaneScrollbackResponse;
+use zellij_tile::shim::plugin_api::plugin_command::ProtobufPluginCommand;
+use zellij_tile::shim::prost::Message;
 
 /// What this instance runs.
 enum Brain {
@@ -140,14 +144,59 @@ impl Screens for ZellijScreens {
     }
 
     fn viewport(&mut self, pane: u32) -> Option<Vec<String>> {
-        get_pane_scrollback(PaneId::Terminal(pane), false)
-            .ok()
-            .map(|c| c.viewport)
+        let mut bytes = Vec::new();
+        if !scrollback(pane, false, &mut bytes) {
+            return None;
+        }
+        match ProtobufPaneScrollbackResponse::decode(bytes.as_slice())
+            .ok()?
+            .response?
+        {
+            Response::Ok(contents) => Some(contents.viewport),
+            Response::Err(_) => None,
+        }
     }
 
+    /// Asks for the whole scrollback (the only way zellij tells), scanned
+    /// as it streams in for a row below the viewport, none of it kept.
     fn scrolled_back(&mut self, pane: u32) -> bool {
-        get_pane_scrollback(PaneId::Terminal(pane), true).is_ok_and(|c| !c.lines_below_viewport.is_empty())
+        let mut scan = decode::RowsBelowViewport::default();
+        scrollback(pane, true, &mut scan) && scan.found()
     }
+}
+
+/// Asks zellij for a terminal pane's contents (`whole`: with its history),
+/// the answer's bytes handed to `sink` as they are read from stdin rather
+/// than read whole, as `get_pane_scrollback` reads them; false when it
+/// cannot be asked or does not answer.
+fn scrollback(pane: u32, whole: bool, sink: &mut impl stdin::Sink) -> bool {
+    let command = PluginCommand::GetPaneScrollback {
+        pane_id: PaneId::Terminal(pane),
+        get_full_scrollback: whole,
+    };
+    let Ok(command) = ProtobufPluginCommand::try_from(command) else {
+        return false;
+    };
+    zellij_tile::shim::object_to_stdout(&command.encode_to_vec());
+    run_plugin_command();
+    stdin::read_into(sink)
+}
+
+#[cfg(target_arch = "wasm32")]
+#[link(wasm_import_module = "zellij")]
+extern "C" {
+    /// zellij's host call for a plugin command written to stdout (the one
+    /// zellij-tile's calls make; it answers on stdin).
+    fn host_run_plugin_command();
+}
+
+/// Runs the plugin command written to stdout.
+fn run_plugin_command() {
+    // SAFETY: a call into zellij with no arguments, as zellij-tile makes it.
+    #[cfg(target_arch = "wasm32")]
+    unsafe {
+        host_run_plugin_command()
+    };
 }
 
 fn now_ms() -> Millis {
@@ -403,6 +452,7 @@ fn color(c: PaletteColor) -> Color {
 mod decode;
 #[cfg(not(test))]
 mod events;
+mod stdin;
 
 #[cfg(not(test))]
 fn main() {
