@@ -68,7 +68,7 @@ class ReplayedRecordings(unittest.TestCase):
             self.assertEqual((tool["state"], tool["source"], tool["confirmed"]), ("done", "transcript", True))
 
     def test_deeply_nested_pipe_payloads_leave_every_copy_working(self):
-        # serde_json stops at its recursion limit; the plugin's stack (256
+        # serde_json stops at its recursion limit; the plugin's stack (128
         # KiB, .cargo/config.toml) must hold that far in every copy.
         tabs = [[("tool", replay("2.1.332-tool", 2.0))], [("quiet", ["sleep", "100000"])]]
         with Zellij([], tabs=tabs) as z:

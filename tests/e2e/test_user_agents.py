@@ -97,6 +97,19 @@ class UserAgents(unittest.TestCase):
             routed = [t for _, t in user_prompts(z) if "Answer 1" in t][0]
             self.assertNotIn("Done in", routed, "the region is above the done line")
 
+    def test_a_pattern_at_the_nesting_limit_leaves_the_bar_working(self):
+        # The plugin compiles the patterns itself, on its stack (128 KiB,
+        # .cargo/config.toml): the deepest the host lets through is the
+        # deepest path measured (23 KB).
+        nested = "(" * 64 + "x" + ")" * 64
+        rules = RULES.replace('done "^Done in [0-9.]+s$" rows=3',
+                              'done "^Done in [0-9.]+s$" rows=3\n        failed "%s" rows=3' % nested)
+        self.assertIn(nested, rules)
+        panes = [("toy", toy("--turns", "1", "--think", "3"))]
+        with Zellij(panes, before_start=lambda z: write_default_rules(z, rules)) as z:
+            wait_for("toy working", lambda: "working" in state(z, "toy"), timeout=40)
+            wait_for("toy done", lambda: "done" in state(z, "toy"), timeout=30)
+
     def test_typed_into_a_shell_after_the_bar_is_up_it_is_found(self):
         panes = [("toy", SHELL), ("dst", demo("dst", "", turns=0, listen=True))]
         with Zellij(panes, before_start=write_default_rules) as z:
