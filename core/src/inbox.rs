@@ -110,6 +110,20 @@ impl Log {
         Some(entry)
     }
 
+    /// `pane`'s answer came after its confirmed done (its screen showed it
+    /// later than the hook confirmed the turn): its open done entry takes it.
+    pub fn on_late_answer(&mut self, pane: &Pane) -> Option<Entry> {
+        let answer = pane.turn_answer().map(cap_answer)?;
+        let open = self.open.get(&pane.meta.id).copied()?;
+        let entry = self
+            .entries
+            .iter_mut()
+            .find(|e| e.id == open && e.state == State::Done && e.answer.is_none())?;
+        entry.line = first_line(&answer);
+        entry.answer = Some(answer);
+        Some(entry.clone())
+    }
+
     /// Takes an entry the leader logged (a new one, or a change of one it
     /// sent before), in id order.
     pub fn upsert(&mut self, entry: Entry) {

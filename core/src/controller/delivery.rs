@@ -254,23 +254,26 @@ impl Delivery {
     }
 
     /// Routes the awaited dones whose screen shows an answer now, or whose
-    /// wait is over; returns what the bar should say.
+    /// wait is over; returns what the bar should say, and the panes whose
+    /// answer came.
     pub fn route_awaited(
         &mut self,
         table: &PaneTable,
         now: Millis,
         out: &mut Vec<Effect>,
         drafts: &mut Drafts<'_>,
-    ) -> Option<String> {
-        let ready = |a: &AwaitedAnswer| now >= a.until || table.get(a.pane).is_none_or(|p| p.turn_answer().is_some());
+    ) -> (Option<String>, Vec<u32>) {
+        let answered = |pane: u32| table.get(pane).is_some_and(|p| p.turn_answer().is_some());
+        let ready = |a: &AwaitedAnswer| now >= a.until || answered(a.pane);
         let (ready, waiting): (Vec<AwaitedAnswer>, Vec<AwaitedAnswer>) =
             std::mem::take(&mut self.awaited).into_iter().partition(ready);
         self.awaited = waiting;
         let actions: Vec<Action> = ready.iter().flat_map(|a| self.route_done(table, a.pane)).collect();
-        actions
+        let said = actions
             .into_iter()
             .filter_map(|a| self.perform(table, a, now, out, drafts))
-            .last()
+            .last();
+        (said, ready.iter().map(|a| a.pane).filter(|p| answered(*p)).collect())
     }
 
     fn perform(

@@ -43,18 +43,27 @@ impl Controller {
 
     /// Reads the screens of confirmed dones that wait for their screen's
     /// answer (unless scrolled into history), and routes those that show
-    /// one, or waited long enough.
+    /// one, or waited long enough; the inbox takes the answers that came.
     fn route_awaited_answers(&mut self, now: Millis, screens: &mut dyn Screens) {
         let panes = self.delivery.screens_to_read(now);
         let unscrolled = panes.into_iter().filter(|id| !screens.scrolled_back(*id)).collect();
         self.read_viewports(unscrolled, now, screens);
-        let said = {
+        let (said, answered) = {
             let mut drafts = input_boxes(&self.table, screens);
             self.delivery
                 .route_awaited(&self.table, now, &mut self.out, &mut drafts)
         };
         if let Some(said) = said {
             self.say(said, now);
+        }
+        let table = &self.table;
+        let logged: Vec<inbox::Entry> = answered
+            .into_iter()
+            .filter_map(|id| table.get(id).and_then(|p| self.inbox.on_late_answer(p)))
+            .collect();
+        if !logged.is_empty() {
+            self.send_inbox(None);
+            self.share_log(&logged);
         }
     }
 

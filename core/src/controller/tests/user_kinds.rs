@@ -209,6 +209,12 @@ fn a_done_confirmed_before_the_screen_shows_its_answer_waits_for_it() {
     let later = rig.timer_at(rig.now + delivery::SCREEN_ANSWER_WAIT_MS);
     let again = writes(&later).into_iter().any(|(_, text)| text.contains("Fixed it"));
     assert!(!again, "routed once: {later:?}");
+    let logged = rig.c.inbox.newest_first().next().expect("the turn is in the inbox");
+    assert_eq!(
+        logged.answer.as_deref(),
+        Some("Fixed it:\n  x = 1"),
+        "the inbox has the late answer"
+    );
 }
 
 #[test]
