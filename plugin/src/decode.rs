@@ -4,7 +4,8 @@
 //! Nothing unwraps: what does not decode is dropped (a panic removes the
 //! bar). Pure, so it is tested on the host.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use turnstile_core::controller::PaneEntry;
 use zellij_tile::prelude::*;
 use zellij_tile::shim::plugin_api::event::{ProtobufEvent, ProtobufEventPayload as Payload, ProtobufEventType};
 use zellij_tile::shim::plugin_api::generated_api::api::style::Style as ProtobufStyle;
@@ -29,14 +30,6 @@ pub fn event(bytes: &[u8]) -> Option<Event> {
                 PermissionStatus::Denied
             };
             Event::PermissionRequestResult(status)
-        }
-        (ProtobufEventType::PaneUpdate, Payload::PaneUpdatePayload(p)) => {
-            let mut panes = HashMap::new();
-            for tab in p.pane_manifest {
-                let infos: Result<Vec<PaneInfo>, _> = tab.panes.into_iter().map(PaneInfo::try_from).collect();
-                panes.insert(tab.tab_index as usize, infos.ok()?);
-            }
-            Event::PaneUpdate(PaneManifest { panes })
         }
         (ProtobufEventType::TabUpdate, Payload::TabUpdatePayload(p)) => {
             let tabs: Result<Vec<TabInfo>, _> = p.tab_info.into_iter().map(TabInfo::try_from).collect();
@@ -77,6 +70,65 @@ fn mode_update(payload: &[u8]) -> Option<Event> {
     }))
 }
 
+/// A pane update, read straight from zellij's encoding into the bar's pane
+/// entries (`None`: another event, or one that does not decode). Decoded
+/// whole, each pane's 25 fields became a `PaneInfo` in a map and were then
+/// copied into an entry, on every title change of every agent.
+pub fn pane_update(bytes: &[u8]) -> Option<Vec<PaneEntry>> {
+    let (name, payload) = name_and_payload(bytes)?;
+    if name != ProtobufEventType::PaneUpdate as u64 {
+        return None;
+    }
+    let mut entries = Vec::new();
+    fields(payload, |number, value| match (number, value) {
+        (field::UPDATE_TAB, Value::Bytes(tab)) => tab_entries(tab, &mut entries),
+        _ => Some(()),
+    })?;
+    Some(entries)
+}
+
+/// The panes of one tab of a pane update (a `PaneManifest`).
+fn tab_entries(tab: &[u8], entries: &mut Vec<PaneEntry>) -> Option<()> {
+    let (mut index, mut panes) = (0, Vec::new());
+    fields(tab, |number, value| {
+        match (number, value) {
+            (field::TAB_INDEX, Value::Number(n)) => index = usize::try_from(n).ok()?,
+            (field::TAB_PANE, Value::Bytes(pane)) => panes.push(pane),
+            _ => {}
+        }
+        Some(())
+    })?;
+    for pane in panes {
+        entries.push(pane_entry(pane, index)?);
+    }
+    Some(())
+}
+
+/// One pane of a tab (a `PaneInfo`), as the bar's entry.
+fn pane_entry(pane: &[u8], tab: usize) -> Option<PaneEntry> {
+    let text = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).ok();
+    let mut entry = PaneEntry {
+        tab,
+        ..PaneEntry::default()
+    };
+    let (mut is_plugin, mut url) = (false, None);
+    fields(pane, |number, value| {
+        match (number, value) {
+            (field::PANE_INFO_ID, Value::Number(n)) => entry.id = u32::try_from(n).ok()?,
+            (field::PANE_IS_PLUGIN, Value::Number(n)) => is_plugin = n != 0,
+            (field::PANE_IS_FOCUSED, Value::Number(n)) => entry.focused = n != 0,
+            (field::PANE_IS_FLOATING, Value::Number(n)) => entry.floating = n != 0,
+            (field::PANE_TITLE, Value::Bytes(b)) => entry.title = text(b)?,
+            (field::PANE_COMMAND, Value::Bytes(b)) => entry.command = Some(text(b)?),
+            (field::PANE_PLUGIN_URL, Value::Bytes(b)) => url = Some(text(b)?),
+            _ => {}
+        }
+        Some(())
+    })?;
+    entry.plugin_url = is_plugin.then(|| url.unwrap_or_default());
+    Some(entry)
+}
+
 /// An event's name and the bytes of its payload, undecoded (`None`: the
 /// bytes are no event).
 fn name_and_payload(bytes: &[u8]) -> Option<(u64, &[u8])> {
@@ -98,6 +150,19 @@ mod field {
     pub const EVENT_NAME: u32 = 1;
     /// `ModeUpdatePayload.style`.
     pub const MODE_STYLE: u32 = 3;
+    /// `PaneUpdatePayload.pane_manifest` (a tab each).
+    pub const UPDATE_TAB: u32 = 1;
+    /// `PaneManifest.tab_index`, `.panes`.
+    pub const TAB_INDEX: u32 = 1;
+    pub const TAB_PANE: u32 = 2;
+    /// `PaneInfo` fields the bar reads.
+    pub const PANE_INFO_ID: u32 = 1;
+    pub const PANE_IS_PLUGIN: u32 = 2;
+    pub const PANE_IS_FOCUSED: u32 = 3;
+    pub const PANE_IS_FLOATING: u32 = 5;
+    pub const PANE_TITLE: u32 = 7;
+    pub const PANE_COMMAND: u32 = 20;
+    pub const PANE_PLUGIN_URL: u32 = 21;
     /// `PaneRenderReportPayload.pane_contents` (each a `PaneContentsEntry`).
     pub const REPORT_ENTRY: u32 = 1;
     /// `PaneContentsEntry.pane_id`, `.pane_contents`.
@@ -284,6 +349,7 @@ fn report_entry(entry: &[u8], wanted: &impl Fn(u32) -> bool) -> Option<Option<(u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
     use zellij_tile::shim::plugin_api::event::ProtobufPaneRenderReportPayload;
 
     fn contents(rows: &[&str]) -> PaneContents {
@@ -335,6 +401,71 @@ mod tests {
         let error = ProtobufPaneScrollbackResponse::try_from(PaneScrollbackResponse::Err("no pane".into())).unwrap();
         assert!(!rows_below(error));
         assert!(!rows_below(ProtobufPaneScrollbackResponse::default()));
+    }
+
+    fn pane_info(id: u32, title: &str) -> PaneInfo {
+        PaneInfo {
+            id,
+            title: title.into(),
+            pane_rows: 40,
+            cursor_coordinates_in_pane: Some((3, 4)),
+            ..PaneInfo::default()
+        }
+    }
+
+    #[test]
+    fn a_pane_update_reads_each_pane_s_entry_and_nothing_else() {
+        let agent = PaneInfo {
+            is_focused: true,
+            terminal_command: Some("claude --resume".into()),
+            ..pane_info(3, "✳ fix the bug")
+        };
+        let bar = PaneInfo {
+            is_plugin: true,
+            plugin_url: Some("file:/x/turnstile.wasm".into()),
+            ..pane_info(1, "turnstile")
+        };
+        let inbox = PaneInfo {
+            is_plugin: true,
+            is_floating: true,
+            ..pane_info(2, "inbox")
+        };
+        let manifest = PaneManifest {
+            panes: HashMap::from([(0, vec![agent, bar]), (2, vec![inbox])]),
+        };
+        let bytes = ProtobufEvent::try_from(Event::PaneUpdate(manifest))
+            .unwrap()
+            .encode_to_vec();
+        let mut entries = pane_update(&bytes).unwrap();
+        entries.sort_by_key(|e| (e.tab, e.id));
+        let entry = |id, tab, title: &str| PaneEntry {
+            id,
+            tab,
+            title: title.into(),
+            ..PaneEntry::default()
+        };
+        let expected = vec![
+            PaneEntry {
+                plugin_url: Some("file:/x/turnstile.wasm".into()),
+                ..entry(1, 0, "turnstile")
+            },
+            PaneEntry {
+                focused: true,
+                command: Some("claude --resume".into()),
+                ..entry(3, 0, "✳ fix the bug")
+            },
+            PaneEntry {
+                plugin_url: Some(String::new()),
+                floating: true,
+                ..entry(2, 2, "inbox")
+            },
+        ];
+        assert_eq!(entries, expected);
+        assert_eq!(event(&bytes).map(|_| ()), None, "not decoded as a zellij event");
+        assert_eq!(render_report(&bytes, |_| true), None);
+        for cut in 1..bytes.len() {
+            let _ = pane_update(&bytes[..cut]); // never panics
+        }
     }
 
     #[test]

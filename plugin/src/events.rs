@@ -3,11 +3,12 @@
 //! writes them, with two differences:
 //!
 //! - an event is decoded (`decode.rs`) only when it is one the bar
-//!   subscribes to, a mode update only for its style, and a render report's
-//!   rows only for the panes the bar reads. zellij-tile's decoder converts
-//!   every event of every kind, keybindings and their actions (plugin URLs,
-//!   host names) included: 227 KB of `turnstile.wasm` for events the bar
-//!   never reads;
+//!   subscribes to, a mode update only for its style, a pane update straight
+//!   into the bar's entries, and a render report's rows only for the panes
+//!   the bar reads; stdin is parsed as it streams (`stdin.rs`). zellij-tile's
+//!   decoder converts every event of every kind, keybindings and their
+//!   actions (plugin URLs, host names) included: 227 KB of `turnstile.wasm`
+//!   for events the bar never reads;
 //! - nothing unwraps: an event or message that does not decode is dropped
 //!   (a panic removes the bar).
 
@@ -41,6 +42,9 @@ pub fn update() -> bool {
         let mut state = state.borrow_mut();
         if let Some(screens) = decode::render_report(&bytes, |pane| state.wants_screen(pane)) {
             return state.screens(screens);
+        }
+        if let Some(panes) = decode::pane_update(&bytes) {
+            return state.panes(panes);
         }
         decode::event(&bytes).is_some_and(|event| state.update(event))
     })

@@ -269,6 +269,11 @@ impl Plugin {
         matches!(&self.brain, Some(Brain::Bar(bar)) if bar.wants_screen(id))
     }
 
+    /// zellij's pane list.
+    fn panes(&mut self, panes: Vec<PaneEntry>) -> bool {
+        self.feed(In::Panes(panes))
+    }
+
     /// A render report's rows (a pane the bar does not read: none).
     fn screens(&mut self, viewports: Vec<(u32, Vec<String>)>) -> bool {
         self.feed(In::Screens(viewports))
@@ -290,7 +295,6 @@ impl Plugin {
 fn translate(event: Event) -> Option<In> {
     Some(match event {
         Event::PermissionRequestResult(status) => In::Permission(status == PermissionStatus::Granted),
-        Event::PaneUpdate(manifest) => In::Panes(pane_entries(&manifest)),
         Event::TabUpdate(tabs) => In::Tabs(tab_views(&tabs)),
         Event::ModeUpdate(mode) => In::Theme(palette(&mode)),
         Event::RunCommandResult(code, stdout, stderr, context) => In::HostResult {
@@ -382,24 +386,6 @@ fn event_type(subscription: Subscription) -> EventType {
         Subscription::RenderReports => EventType::PaneRenderReport,
         Subscription::CommandChanges => EventType::CommandChanged,
     }
-}
-
-fn pane_entries(manifest: &PaneManifest) -> Vec<PaneEntry> {
-    let panes = manifest
-        .panes
-        .iter()
-        .flat_map(|(tab, panes)| panes.iter().map(move |p| (*tab, p)));
-    panes
-        .map(|(tab, p)| PaneEntry {
-            id: p.id,
-            tab,
-            plugin_url: p.is_plugin.then(|| p.plugin_url.clone().unwrap_or_default()),
-            title: p.title.clone(),
-            focused: p.is_focused,
-            command: p.terminal_command.clone(),
-            floating: p.is_floating,
-        })
-        .collect()
 }
 
 /// A key the inbox view knows (`None`: one it ignores).
