@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 use turnstile_core::controller::PaneEntry;
 use zellij_tile::prelude::*;
-use zellij_tile::shim::plugin_api::event::{ProtobufEvent, ProtobufEventPayload as Payload, ProtobufEventType};
+use zellij_tile::shim::plugin_api::event::ProtobufEventType;
+use zellij_tile::shim::plugin_api::generated_api::api::event as pb;
+use zellij_tile::shim::plugin_api::generated_api::api::key::Key as ProtobufKey;
 use zellij_tile::shim::plugin_api::generated_api::api::style::Style as ProtobufStyle;
 use zellij_tile::shim::prost::Message;
 
@@ -15,38 +17,40 @@ use zellij_tile::shim::prost::Message;
 /// encoding (`None`: another event, or one that does not decode); render
 /// reports are read by [`render_report`].
 pub fn event(bytes: &[u8]) -> Option<Event> {
-    if let Some((name, payload)) = name_and_payload(bytes) {
-        if name == ProtobufEventType::ModeUpdate as u64 {
-            return mode_update(payload);
-        }
-    }
-    let event = ProtobufEvent::decode(bytes).ok()?;
-    let kind = ProtobufEventType::try_from(event.name).ok()?;
-    Some(match (kind, event.payload?) {
-        (ProtobufEventType::PermissionRequestResult, Payload::PermissionRequestResultPayload(p)) => {
-            let status = if p.granted {
+    let (name, payload) = name_and_payload(bytes)?;
+    let kind = ProtobufEventType::try_from(i32::try_from(name).ok()?).ok()?;
+    // Each payload is decoded as its own type: decoding the `Event` as a
+    // whole linked every event's decoder into the plugin.
+    Some(match kind {
+        ProtobufEventType::ModeUpdate => return mode_update(payload?),
+        ProtobufEventType::Timer => Event::Timer(0.0), // the seconds asked for: unused
+        ProtobufEventType::PermissionRequestResult => {
+            let granted = pb::PermissionRequestResultPayload::decode(payload?).ok()?.granted;
+            let status = if granted {
                 PermissionStatus::Granted
             } else {
                 PermissionStatus::Denied
             };
             Event::PermissionRequestResult(status)
         }
-        (ProtobufEventType::TabUpdate, Payload::TabUpdatePayload(p)) => {
-            let tabs: Result<Vec<TabInfo>, _> = p.tab_info.into_iter().map(TabInfo::try_from).collect();
+        ProtobufEventType::TabUpdate => {
+            let infos = pb::TabUpdatePayload::decode(payload?).ok()?.tab_info;
+            let tabs: Result<Vec<TabInfo>, _> = infos.into_iter().map(TabInfo::try_from).collect();
             Event::TabUpdate(tabs.ok()?)
         }
-        (ProtobufEventType::RunCommandResult, Payload::RunCommandResultPayload(p)) => {
+        ProtobufEventType::RunCommandResult => {
+            let p = pb::RunCommandResultPayload::decode(payload?).ok()?;
             let context: BTreeMap<String, String> = p.context.into_iter().map(|c| (c.name, c.value)).collect();
             Event::RunCommandResult(p.exit_code, p.stdout, p.stderr, context)
         }
-        (ProtobufEventType::Timer, Payload::TimerPayload(seconds)) => Event::Timer(seconds as f64),
-        (ProtobufEventType::Mouse, Payload::MouseEventPayload(p)) => Event::Mouse(p.try_into().ok()?),
-        (ProtobufEventType::CommandChanged, Payload::CommandChangedPayload(p)) => {
+        ProtobufEventType::Mouse => Event::Mouse(pb::MouseEventPayload::decode(payload?).ok()?.try_into().ok()?),
+        ProtobufEventType::CommandChanged => {
+            let p = pb::CommandChangedPayload::decode(payload?).ok()?;
             let pane = PaneId::try_from(p.pane_id?).ok()?;
             let clients = p.focused_client_ids.into_iter().map(|id| id as u16).collect();
             Event::CommandChanged(pane, p.command, p.is_foreground, clients)
         }
-        (ProtobufEventType::Key, Payload::KeyPayload(key)) => Event::Key(key.try_into().ok()?),
+        ProtobufEventType::Key => Event::Key(ProtobufKey::decode(payload?).ok()?.try_into().ok()?),
         _ => return None,
     })
 }
@@ -80,7 +84,7 @@ pub fn pane_update(bytes: &[u8]) -> Option<Vec<PaneEntry>> {
         return None;
     }
     let mut entries = Vec::new();
-    fields(payload, |number, value| match (number, value) {
+    fields(payload?, |number, value| match (number, value) {
         (field::UPDATE_TAB, Value::Bytes(tab)) => tab_entries(tab, &mut entries),
         _ => Some(()),
     })?;
@@ -130,8 +134,8 @@ fn pane_entry(pane: &[u8], tab: usize) -> Option<PaneEntry> {
 }
 
 /// An event's name and the bytes of its payload, undecoded (`None`: the
-/// bytes are no event).
-fn name_and_payload(bytes: &[u8]) -> Option<(u64, &[u8])> {
+/// bytes are no event; no payload bytes: a number, or none).
+fn name_and_payload(bytes: &[u8]) -> Option<(u64, Option<&[u8]>)> {
     let (mut name, mut payload) = (0, None);
     fields(bytes, |number, value| {
         match (number, value) {
@@ -141,7 +145,7 @@ fn name_and_payload(bytes: &[u8]) -> Option<(u64, &[u8])> {
         }
         Some(())
     })?;
-    Some((name, payload?))
+    Some((name, payload))
 }
 
 /// The protobuf field numbers events are read by.
@@ -302,7 +306,7 @@ pub fn render_report(bytes: &[u8], wanted: impl Fn(u32) -> bool) -> Option<Vec<(
         return None;
     }
     let mut panes = Vec::new();
-    fields(report, |number, value| {
+    fields(report?, |number, value| {
         if let (field::REPORT_ENTRY, Value::Bytes(entry)) = (number, value) {
             panes.extend(report_entry(entry, &wanted)?);
         }
@@ -350,6 +354,39 @@ fn report_entry(entry: &[u8], wanted: &impl Fn(u32) -> bool) -> Option<Option<(u
 mod tests {
     use super::*;
     use std::collections::HashMap;
+    use zellij_tile::shim::plugin_api::event::{ProtobufEvent, ProtobufEventPayload as Payload};
+
+    /// `event` as zellij encodes it.
+    fn zellij_bytes(event: Event) -> Vec<u8> {
+        ProtobufEvent::try_from(event).unwrap().encode_to_vec()
+    }
+
+    #[test]
+    fn every_subscribed_event_reads_as_zellij_wrote_it() {
+        let tab = TabInfo {
+            position: 2,
+            name: "agents".into(),
+            active: true,
+            other_focused_clients: vec![3],
+            ..TabInfo::default()
+        };
+        let context = BTreeMap::from([("kind".to_owned(), "status".to_owned())]);
+        let events = vec![
+            Event::PermissionRequestResult(PermissionStatus::Granted),
+            Event::PermissionRequestResult(PermissionStatus::Denied),
+            Event::TabUpdate(vec![tab, TabInfo::default()]),
+            Event::RunCommandResult(Some(0), b"{}".to_vec(), b"oops".to_vec(), context),
+            Event::RunCommandResult(None, Vec::new(), Vec::new(), BTreeMap::new()),
+            Event::Mouse(Mouse::LeftClick(0, 17)),
+            Event::CommandChanged(PaneId::Terminal(4), vec!["claude".into()], true, vec![1]),
+            Event::Key(KeyWithModifier::new(BareKey::Char('j'))),
+        ];
+        for sent in events {
+            assert_eq!(event(&zellij_bytes(sent.clone())), Some(sent.clone()), "{sent:?}");
+        }
+        assert_eq!(event(&zellij_bytes(Event::Timer(0.25))), Some(Event::Timer(0.0)));
+        assert_eq!(event(&zellij_bytes(Event::Visible(true))), None, "not subscribed");
+    }
     use zellij_tile::shim::plugin_api::event::ProtobufPaneRenderReportPayload;
 
     fn contents(rows: &[&str]) -> PaneContents {
