@@ -42,12 +42,23 @@ impl Controller {
     }
 
     /// Reads the screens of confirmed dones that wait for their screen's
-    /// answer (unless scrolled into history), and routes those that show
-    /// one, or waited long enough; the inbox takes the answers that came.
+    /// answer, and routes those that show one, or waited long enough; the
+    /// inbox takes the answers that came. A screen is believed only at the
+    /// bottom of its scrollback, checked once it shows an answer (the check
+    /// asks for the whole scrollback: not on every look).
     fn route_awaited_answers(&mut self, now: Millis, screens: &mut dyn Screens) {
-        let panes = self.delivery.screens_to_read(now);
-        let unscrolled = panes.into_iter().filter(|id| !screens.scrolled_back(*id)).collect();
-        self.read_viewports(unscrolled, now, screens);
+        for id in self.delivery.screens_to_read(now) {
+            let Some(viewport) = screens.viewport(id) else {
+                continue;
+            };
+            let shows_answer = self
+                .table
+                .get(id)
+                .is_some_and(|p| p.kind.classify_screen(&viewport, &p.meta.title).answer.is_some());
+            if shows_answer && !screens.scrolled_back(id) {
+                self.observe_viewport(id, &viewport, now, screens);
+            }
+        }
         let (said, answered) = {
             let mut drafts = input_boxes(&self.table, screens);
             self.delivery

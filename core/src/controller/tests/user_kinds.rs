@@ -218,6 +218,31 @@ fn a_done_confirmed_before_the_screen_shows_its_answer_waits_for_it() {
 }
 
 #[test]
+fn an_answer_on_a_screen_scrolled_into_its_history_is_not_taken() {
+    let (mut rig, of_kind) = answering_rig();
+    // The screen still shows the last turn's done when the next turn starts
+    // (its hook came first): no screen edge will happen to check the scroll.
+    let last_turn = rows(&["> old task", "Old answer", "Done in 1.0s", "> "]);
+    rig.send(Event::Screens(vec![(1, last_turn)]));
+    let mut start = of_kind(report(1, State::Working, Source::Hook, rig.now + 5, None));
+    start.verdicts[0].key = Some("hook start".into());
+    rig.push(&[start]);
+    let old_turn = rows(&["> old task", "Old answer", "Done in 1.0s", "> fix it", "⠋ thinking"]);
+    rig.screens.viewports.insert(1, old_turn);
+    rig.screens.scrolled.insert(1);
+    rig.push(&[hook_end(&of_kind, rig.now + 10)]);
+    let looked = rig.timer_at(rig.now + delivery::SCREEN_ANSWER_RECHECK_MS);
+    assert!(writes(&looked).is_empty(), "{looked:?}");
+    rig.screens.scrolled.clear();
+    let shown = rows(&["> fix it", "Fixed it:", "  x = 1", "Done in 2.0s", "> "]);
+    rig.screens.viewports.insert(1, shown);
+    let routed = rig.timer_at(rig.now + delivery::SCREEN_ANSWER_RECHECK_MS);
+    let pasted = writes(&routed);
+    assert_eq!(pasted.len(), 1, "{routed:?}");
+    assert!(!pasted[0].1.contains("Old answer"), "{:?}", pasted[0].1);
+}
+
+#[test]
 fn a_done_whose_screen_never_shows_an_answer_is_said_once_the_wait_is_over() {
     let (mut rig, of_kind) = answering_rig();
     rig.screens.viewports.insert(1, rows(&["> fix it", "⠋ thinking", "> "]));
