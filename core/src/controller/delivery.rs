@@ -199,8 +199,8 @@ impl Delivery {
             self.sign_of_life(pane);
         }
         if edge.to == State::Working && edge.from != State::Working {
+            actions.extend(self.end_the_wait(table, pane));
             self.router.on_turn_started(pane);
-            self.awaited.retain(|a| a.pane != pane);
         }
         if edge.to == State::Working && edge.now.source.is_some_and(Source::is_authoritative) {
             self.router.on_new_turn_evidence(pane);
@@ -242,6 +242,17 @@ impl Delivery {
             look: now,
             until: now + SCREEN_ANSWER_WAIT_MS,
         });
+    }
+
+    /// A new turn of `pane` ends the wait for its last turn's answer: that
+    /// done is routed with what it has (the bar says it finished without an
+    /// answer), never dropped.
+    fn end_the_wait(&mut self, table: &PaneTable, pane: u32) -> Vec<Action> {
+        let Some(i) = self.awaited.iter().position(|a| a.pane == pane) else {
+            return Vec::new();
+        };
+        self.awaited.remove(i);
+        self.route_done(table, pane)
     }
 
     /// The panes whose screen should be read now for an awaited answer.

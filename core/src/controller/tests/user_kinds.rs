@@ -261,6 +261,23 @@ fn a_done_whose_screen_never_shows_an_answer_is_said_once_the_wait_is_over() {
 }
 
 #[test]
+fn a_new_turn_during_the_wait_says_the_last_done_came_without_an_answer() {
+    let (mut rig, of_kind) = answering_rig();
+    rig.screens.viewports.insert(1, rows(&["> fix it", "⠋ thinking", "> "]));
+    rig.push(&[hook_end(&of_kind, rig.now + 10)]);
+    let mut start = of_kind(report(1, State::Working, Source::Hook, rig.now + 50, None));
+    start.verdicts[0].key = Some("hook start".into());
+    let started = rig.push(&[start]);
+    assert!(writes(&started).is_empty(), "{started:?}");
+    let said = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(said.contains("a finished without an answer to send"), "{said}");
+    let shown = rows(&["> fix it", "Fixed it:", "  x = 1", "Done in 2.0s", "> next"]);
+    rig.screens.viewports.insert(1, shown);
+    let after = rig.timer_at(rig.now + delivery::SCREEN_ANSWER_WAIT_MS + 100);
+    assert!(writes(&after).is_empty(), "the wait ended with the turn: {after:?}");
+}
+
+#[test]
 fn a_broken_rules_file_is_named_in_the_bar_with_its_line() {
     let mut rig = Rig::leader(&[]);
     let broken = r#"{"path": "/home/u/agents.kdl", "rules": {"agents": []},
