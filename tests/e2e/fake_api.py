@@ -152,10 +152,11 @@ class FakeServer:
     def _handler(self):
         raise NotImplementedError
 
-    def close(self, remove_log=False):
+    def close(self):
+        """Stops the server and removes its record (kept with TURNSTILE_KEEP)."""
         self.server.shutdown()
         self.server.server_close()
-        if remove_log:
+        if not os.environ.get("TURNSTILE_KEEP"):
             try:
                 os.unlink(self.record_path)
             except OSError:

@@ -72,7 +72,7 @@ class ManyAgents(unittest.TestCase):
                 unfinished = [a.name for a in agents if a.current["shown_done"] is None]
                 self.assertEqual(unfinished, [], "the last turn of every agent shows done")
         finally:
-            api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+            api.close()
 
     @staticmethod
     def observe(api, agent, seg, now, false_dones, late):

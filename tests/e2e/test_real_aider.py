@@ -43,7 +43,7 @@ class RealAider(AgentCase, unittest.TestCase):
         self.chat.toolless_turns = True
 
     def tearDown(self):
-        self.chat.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+        self.chat.close()
 
     def zellij(self, panes, **kw):
         return Zellij(panes, plugin_config={"rules": RULES, **kw.pop("plugin_config", {})}, **kw)

@@ -60,7 +60,7 @@ class RealClaude(unittest.TestCase):
         self.api = FakeApi(os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fake-api-{os.getpid()}-{time.time()}.jsonl"))
 
     def tearDown(self):
-        self.api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+        self.api.close()
 
     def submit(self, z, title, text, attempts=3):
         """Types a prompt and Enter, as a person would, until the fake API gets

@@ -20,7 +20,7 @@ class RealCodex(AgentCase, unittest.TestCase):
 
     def tearDown(self):
         self.openai.close()
-        self.claude_api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+        self.claude_api.close()
 
     def zellij(self, panes, hooks=True, **kw):
         def prepare(z):

@@ -24,8 +24,8 @@ class RealCopilot(AgentCase, unittest.TestCase):
         self.claude_api = FakeApi(os.path.join(tmp, f"fake-api-{stamp}.jsonl"))
 
     def tearDown(self):
-        self.copilot.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
-        self.claude_api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+        self.copilot.close()
+        self.claude_api.close()
 
     def zellij(self, panes, hooks=True, **kw):
         def prepare(z):

@@ -25,7 +25,7 @@ class RealGemini(AgentCase, unittest.TestCase):
     def tearDown(self):
         self.gemini.close()
         self.openai.close()
-        self.claude_api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+        self.claude_api.close()
 
     def zellij(self, panes, hooks=True, allow_sleep=False, **kw):
         def prepare(z):

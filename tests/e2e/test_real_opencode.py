@@ -25,8 +25,8 @@ class RealOpenCode(AgentCase, unittest.TestCase):
         self.claude_api = FakeApi(os.path.join(tmp, f"fake-api-{stamp}.jsonl"))
 
     def tearDown(self):
-        self.opencode.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
-        self.claude_api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+        self.opencode.close()
+        self.claude_api.close()
 
     def zellij(self, panes, hooks=True, **kw):
         def prepare(z):

@@ -31,10 +31,10 @@ class ShellStarted(AgentCase, unittest.TestCase):
         self.chat = FakeChat(os.path.join(tmp, f"fake-chat-{stamp}.jsonl"))
 
     def tearDown(self):
-        self.chat.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+        self.chat.close()
         self.gemini.close()
         self.openai.close()
-        self.claude_api.close(remove_log=not os.environ.get("TURNSTILE_KEEP"))
+        self.claude_api.close()
 
     def zellij(self, panes, **kw):
         def prepare(z):
