@@ -21,7 +21,6 @@ use turnstile_core::{mailbox, Millis};
 use zellij_tile::prelude::*;
 use zellij_tile::shim::plugin_api::event::pane_scrollback_response::Response;
 use zellij_tile::shim::plugin_api::event::ProtobufPaneScrollbackResponse;
-use zellij_tile::shim::plugin_api::plugin_command::ProtobufPluginCommand;
 use zellij_tile::shim::prost::Message;
 
 /// What this instance runs.
@@ -170,16 +169,7 @@ impl Screens for ZellijScreens {
 /// than read whole, as `get_pane_scrollback` reads them; false when it
 /// cannot be asked or does not answer.
 fn scrollback(pane: u32, whole: bool, sink: &mut impl stdin::Sink) -> bool {
-    let command = PluginCommand::GetPaneScrollback {
-        pane_id: PaneId::Terminal(pane),
-        get_full_scrollback: whole,
-    };
-    let Ok(command) = ProtobufPluginCommand::try_from(command) else {
-        return false;
-    };
-    zellij_tile::shim::object_to_stdout(&command.encode_to_vec());
-    run_plugin_command();
-    stdin::read_into(sink)
+    command::get_pane_scrollback(pane, whole) && stdin::read_into(sink)
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -199,6 +189,12 @@ fn run_plugin_command() {
     };
 }
 
+/// This plugin's id (0 when zellij does not say: the bar then runs as
+/// the copy of an unknown pane rather than not at all).
+fn own_id() -> u32 {
+    command::own_plugin_id().unwrap_or(0)
+}
+
 fn now_ms() -> Millis {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -209,7 +205,7 @@ impl ZellijPlugin for Plugin {
     fn load(&mut self, configuration: BTreeMap<String, String>) {
         let (brain, effects) = match Config::parse(&configuration).0.view {
             View::Inbox => {
-                subscribe(&[
+                command::subscribe(&[
                     EventType::PermissionRequestResult,
                     EventType::PaneUpdate,
                     EventType::Timer,
@@ -219,7 +215,7 @@ impl ZellijPlugin for Plugin {
                 (Brain::Inbox(view), effects)
             }
             View::Bar => {
-                subscribe(&[
+                command::subscribe(&[
                     EventType::PermissionRequestResult,
                     EventType::PaneUpdate,
                     EventType::TabUpdate,
@@ -228,7 +224,7 @@ impl ZellijPlugin for Plugin {
                     EventType::Timer,
                     EventType::Mouse,
                 ]);
-                let (bar, effects) = Controller::new(&configuration, get_plugin_ids().plugin_id, now_ms());
+                let (bar, effects) = Controller::new(&configuration, own_id(), now_ms());
                 self.screens.mailbox = TmpFolder::of_this_session();
                 (Brain::Bar(Box::new(bar)), effects)
             }
@@ -317,7 +313,7 @@ fn carry_out(effects: Vec<Effect>) -> bool {
     for effect in effects {
         match effect {
             Effect::Redraw => redraw = true,
-            Effect::RequestPermissions => request_permission(&[
+            Effect::RequestPermissions => command::request_permission(&[
                 PermissionType::ReadApplicationState,
                 PermissionType::ReadPaneContents,
                 PermissionType::RunCommands,
@@ -327,30 +323,30 @@ fn carry_out(effects: Vec<Effect>) -> bool {
                 PermissionType::MessageAndLaunchOtherPlugins,
                 PermissionType::WriteToClipboard,
             ]),
-            Effect::SetUnselectable => set_selectable(false),
-            Effect::RenameSelf(title) => rename_plugin_pane(get_plugin_ids().plugin_id, title),
-            Effect::Subscribe(s) => subscribe(&[event_type(s)]),
-            Effect::Unsubscribe(s) => unsubscribe(&[event_type(s)]),
-            Effect::ArmTimer(ms) => set_timeout(ms as f64 / 1000.0),
+            Effect::SetUnselectable => command::set_selectable(false),
+            Effect::RenameSelf(title) => command::rename_plugin_pane(own_id(), &title),
+            Effect::Subscribe(s) => command::subscribe(&[event_type(s)]),
+            Effect::Unsubscribe(s) => command::unsubscribe(&[event_type(s)]),
+            Effect::ArmTimer(ms) => command::set_timeout(ms as f64 / 1000.0),
             Effect::RunHost { argv, context } => {
                 let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-                run_command(&argv, context);
+                command::run_command(&argv, BTreeMap::new(), Path::new("."), context);
             }
-            Effect::WriteToPane { pane, text } => write_chars_to_pane_id(&text, PaneId::Terminal(pane)),
-            Effect::SendToCopy { copy, name, payload } => pipe_message_to_plugin(
+            Effect::WriteToPane { pane, text } => command::write_chars_to_pane(&text, PaneId::Terminal(pane)),
+            Effect::SendToCopy { copy, name, payload } => command::pipe_message_to_plugin(
                 MessageToPlugin::new(name)
                     .with_destination_plugin_id(copy)
                     .with_payload(payload),
             ),
-            Effect::AnswerPipe { pipe, text } => cli_pipe_output(&pipe, &text),
-            Effect::FocusPane(pane) => focus_terminal_pane(pane, false, false),
+            Effect::AnswerPipe { pipe, text } => command::cli_pipe_output(&pipe, &text),
+            Effect::FocusPane(pane) => command::focus_terminal_pane(pane, false),
             Effect::RunNotifier { argv, env, context } => {
                 let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-                run_command_with_env_variables_and_cwd(&argv, env, ".".into(), context);
+                command::run_command(&argv, env, Path::new("."), context);
             }
-            Effect::CopyToClipboard(text) => copy_to_clipboard(text),
+            Effect::CopyToClipboard(text) => command::copy_to_clipboard(text),
             Effect::Broadcast { name, payload } => {
-                pipe_message_to_plugin(MessageToPlugin::new(name).with_payload(payload))
+                command::pipe_message_to_plugin(MessageToPlugin::new(name).with_payload(payload))
             }
             Effect::OpenInbox { url, config } => {
                 // A message to this URL with this configuration launches the
@@ -372,10 +368,10 @@ fn carry_out(effects: Vec<Effect>) -> bool {
                 if let Some(place) = place {
                     message = message.with_floating_pane_coordinates(place);
                 }
-                pipe_message_to_plugin(message);
+                command::pipe_message_to_plugin(message);
             }
-            Effect::FocusPlugin(id) => focus_plugin_pane(id, true, false),
-            Effect::CloseSelf => close_plugin_pane(get_plugin_ids().plugin_id),
+            Effect::FocusPlugin(id) => command::focus_plugin_pane(id, true),
+            Effect::CloseSelf => command::close_plugin_pane(own_id()),
         }
     }
     redraw
@@ -435,6 +431,7 @@ fn color(c: PaletteColor) -> Color {
     }
 }
 
+mod command;
 mod decode;
 #[cfg(not(test))]
 mod events;
@@ -442,5 +439,5 @@ mod stdin;
 
 #[cfg(not(test))]
 fn main() {
-    std::panic::set_hook(Box::new(report_panic));
+    std::panic::set_hook(Box::new(command::report_panic));
 }

@@ -113,8 +113,9 @@ def view(bar, bare, tab, names):
 
 
 def measure_cpu(bare, bar, seconds, rounds):
-    """Per window: (bar session CPU %, bare session CPU %)."""
-    windows = []
+    """Per window: (bar session CPU %, bare session CPU %), and the two
+    servers' peak RSS in MiB at the window's end (bar, bare)."""
+    windows, peaks = [], []
     for r in range(rounds):
         order = [bare, bar] if r % 2 == 0 else [bar, bare]
         p0 = processes()
@@ -126,7 +127,8 @@ def measure_cpu(bare, bar, seconds, rounds):
         c1 = {z.session: session_cpu(z.session, p1) for z in order}
         share = {s: (c1[s] - c0[s]) / dt * 100 for s in c0 if c0[s] is not None and c1[s] is not None}
         windows.append((share.get(bar.session, float("nan")), share.get(bare.session, float("nan"))))
-    return windows
+        peaks.append((peak_rss_mib(bar.session), peak_rss_mib(bare.session)))
+    return windows, peaks
 
 
 def probe_transcript(z):
@@ -219,12 +221,17 @@ def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1):
             # then reach the leader through the copy of the viewed tab.
             view(bar, bare, view_tab, [name for name, _ in layout(agents, tabs, stamps[1], go, view_tab)[view_tab - 1]])
         time.sleep(8)  # warm up: every agent in its turn cycle
-        windows = measure_cpu(bare, bar, seconds, rounds)
+        windows, peaks = measure_cpu(bare, bar, seconds, rounds)
         added = statistics.median(b - a for b, a in windows)
         spread = (min(b - a for b, a in windows), max(b - a for b, a in windows))
         result = {"agents": agents, "tabs": tabs, "added": added, "spread": spread,
                   "bar": statistics.median(b for b, _ in windows), "bare": statistics.median(a for _, a in windows),
-                  "rss_bar": peak_rss_mib(bar.session), "rss_bare": peak_rss_mib(bare.session)}
+                  # Both servers' memory grows with their panes' scrollback
+                  # (~0.7 MiB/s at 64 agents): the difference is read at
+                  # each window's end, and its median given.
+                  "rss_bar": peaks[-1][0], "rss_bare": peaks[-1][1],
+                  "rss_added": statistics.median(b - a for b, a in peaks),
+                  "rss_spread": (min(b - a for b, a in peaks), max(b - a for b, a in peaks))}
         if latency_turns:
             result["transcript"] = transcript_latency(bar, latency_turns)
             result["banner"] = banner_latency(bar, stamps[1], go, latency_turns)
@@ -258,7 +265,9 @@ def main():
             print(f"{agents:3d} agents, {tabs} tab(s), tab {view} viewed: bar adds {r['added']:+5.1f} % of a core "
                   f"(windows {r['spread'][0]:+.1f} .. {r['spread'][1]:+.1f}; "
                   f"zellij with bar {r['bar']:.1f} %, without {r['bare']:.1f} %; median of {a.rounds} windows); "
-                  f"server peak RSS {r['rss_bar']:.0f} MiB with the bar, {r['rss_bare']:.0f} MiB without", flush=True)
+                  f"server peak RSS {r['rss_bar']:.0f} MiB with the bar, {r['rss_bare']:.0f} MiB without, "
+                  f"the bar adds {r['rss_added']:+.1f} MiB (windows {r['rss_spread'][0]:+.1f} .. {r['rss_spread'][1]:+.1f})",
+                  flush=True)
             if lat:
                 print(f"    under load: transcript append -> bar {fmt(r['transcript'])}", flush=True)
                 print(f"    under load: banner printed -> bar, viewed tab {fmt(r['banner']['banner'])}", flush=True)
