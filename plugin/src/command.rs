@@ -358,7 +358,7 @@ pub fn get_pane_scrollback(pane: u32, whole: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zellij_tile::prelude::{FloatingPaneCoordinates, PluginCommand};
+    use zellij_tile::prelude::PluginCommand;
     use zellij_tile::shim::plugin_api::plugin_command::ProtobufPluginCommand;
 
     /// zellij-tile's encoding of `command`.
@@ -503,25 +503,7 @@ mod tests {
                 .with_payload("{\"rows\":[]}")
         };
         let broadcast = || MessageToPlugin::new("turnstile-log").with_payload("x");
-        let launch = || {
-            MessageToPlugin::new("inbox")
-                .with_plugin_url("file:/x/turnstile.wasm")
-                .with_plugin_config(map(&[("view", "inbox")]))
-                .new_plugin_instance_should_float(true)
-                .new_plugin_instance_should_have_pane_title("turnstile inbox")
-                .new_plugin_instance_should_be_focused()
-                .with_floating_pane_coordinates(
-                    FloatingPaneCoordinates::new(
-                        Some("5%".into()),
-                        Some("10%".into()),
-                        Some("90%".into()),
-                        Some("70%".into()),
-                        None,
-                        None,
-                    )
-                    .unwrap(),
-                )
-        };
+        let launch = || super::super::inbox_message("file:/x/turnstile.wasm".into(), map(&[("view", "inbox")]));
         for message in [to_copy as fn() -> MessageToPlugin, broadcast, launch] {
             let ours = message_command(message()).0;
             assert_eq!(

@@ -348,33 +348,36 @@ fn carry_out(effects: Vec<Effect>) -> bool {
             Effect::Broadcast { name, payload } => {
                 command::pipe_message_to_plugin(MessageToPlugin::new(name).with_payload(payload))
             }
-            Effect::OpenInbox { url, config } => {
-                // A message to this URL with this configuration launches the
-                // view unless one runs (no answer is awaited: nothing blocks).
-                let place = FloatingPaneCoordinates::new(
-                    Some("5%".into()),
-                    Some("10%".into()),
-                    Some("90%".into()),
-                    Some("70%".into()),
-                    None,
-                    None,
-                );
-                let mut message = MessageToPlugin::new("inbox")
-                    .with_plugin_url(url)
-                    .with_plugin_config(config)
-                    .new_plugin_instance_should_float(true)
-                    .new_plugin_instance_should_have_pane_title("turnstile inbox")
-                    .new_plugin_instance_should_be_focused();
-                if let Some(place) = place {
-                    message = message.with_floating_pane_coordinates(place);
-                }
-                command::pipe_message_to_plugin(message);
-            }
+            Effect::OpenInbox { url, config } => command::pipe_message_to_plugin(inbox_message(url, config)),
             Effect::FocusPlugin(id) => command::focus_plugin_pane(id, true),
             Effect::CloseSelf => command::close_plugin_pane(own_id()),
         }
     }
     redraw
+}
+
+/// The message that opens the inbox view: sent to the view's URL with its
+/// configuration, it launches the view, floating, unless one runs (no
+/// answer is awaited: nothing blocks).
+fn inbox_message(url: String, config: BTreeMap<String, String>) -> MessageToPlugin {
+    let place = FloatingPaneCoordinates::new(
+        Some("5%".into()),
+        Some("10%".into()),
+        Some("90%".into()),
+        Some("70%".into()),
+        None,
+        None,
+    );
+    let message = MessageToPlugin::new("inbox")
+        .with_plugin_url(url)
+        .with_plugin_config(config)
+        .new_plugin_instance_should_float(true)
+        .new_plugin_instance_should_have_pane_title("turnstile inbox")
+        .new_plugin_instance_should_be_focused();
+    match place {
+        Some(place) => message.with_floating_pane_coordinates(place),
+        None => message,
+    }
 }
 
 fn event_type(subscription: Subscription) -> EventType {
