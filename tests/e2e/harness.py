@@ -3,7 +3,7 @@
 Each `Zellij` gets its own HOME, config dir, cache (pre-granted plugin
 permissions), TMPDIR and session name. Steps poll a condition until it holds
 or a timeout passes: no fixed sleeps decide a test."""
-import re, glob, json, os, shutil, subprocess, sys, tempfile, time, uuid
+import atexit, re, glob, json, os, shutil, signal, subprocess, sys, tempfile, time, uuid
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "claude-code")
@@ -85,6 +85,30 @@ def wait_for(what, probe, timeout=20.0, interval=0.1):
     raise Timeout(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
 
 
+# Sessions started and not yet closed. A run stopped by a signal or an
+# error outside a test's cleanup still closes them: a session left behind
+# keeps its agents running and loads the machine every later test runs on.
+_OPEN = {}
+
+
+def _close_open_sessions():
+    for z in list(_OPEN.values()):
+        try:
+            z.close()
+        except Exception as e:  # best effort at exit: the others still close
+            sys.stderr.write(f"could not close session {z.session}: {e}\n")
+
+
+def _exit_on_signal(signum, _frame):
+    sys.exit(128 + signum)  # unwinds: cleanups, `finally` blocks, then atexit
+
+
+atexit.register(_close_open_sessions)
+for _signal in (signal.SIGTERM, signal.SIGHUP):
+    if signal.getsignal(_signal) == signal.SIG_DFL:
+        signal.signal(_signal, _exit_on_signal)
+
+
 class Zellij:
     """One sandboxed zellij session running `layout_body` in a tmux window."""
 
@@ -127,6 +151,7 @@ class Zellij:
                         "env", *[f"{k}={v}" for k, v in self.env.items() if k in (
                             "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TMPDIR", "PATH", "SHELL")],
                         "TERM=xterm-256color", *cmd], check=True, env=self.env)
+        _OPEN[self.session] = self
 
     def _write_config(self):
         with open(os.path.join(self.dir, "config", "config.kdl"), "w") as f:
@@ -216,6 +241,7 @@ class Zellij:
         return ids[title]
 
     def close(self):
+        _OPEN.pop(self.session, None)
         subprocess.run([self.zellij, "kill-session", self.session], capture_output=True, env=self.env,
                        stdin=subprocess.DEVNULL, timeout=20)
         subprocess.run(["tmux", "kill-session", "-t", self.tmux], capture_output=True)
