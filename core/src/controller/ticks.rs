@@ -51,12 +51,14 @@ impl Controller {
             let Some(viewport) = screens.viewport(id) else {
                 continue;
             };
-            let shows_answer = self
-                .table
-                .get(id)
-                .is_some_and(|p| p.kind.classify_screen(&viewport, &p.meta.title).answer.is_some());
-            if shows_answer && !screens.scrolled_back(id) {
-                self.observe_viewport(id, &viewport, now, screens);
+            if self.table.get(id).is_none() {
+                continue;
+            }
+            // Classified once, and the scroll checked once: the look that
+            // takes an answer is the one that checked it.
+            let verdict = self.classify_viewport(id, &viewport);
+            if verdict.answer.is_some() && !screens.scrolled_back(id) {
+                self.observe_verdict(id, &verdict, now, screens);
             }
         }
         let (said, answered) = {

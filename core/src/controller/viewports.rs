@@ -3,6 +3,7 @@
 //! the polling of panes that send no reports.
 
 use super::*;
+use crate::screen::ScreenVerdict;
 
 impl Controller {
     pub(super) fn on_screens(&mut self, report: Vec<(u32, Vec<String>)>, now: Millis, screens: &mut dyn Screens) {
@@ -67,11 +68,7 @@ impl Controller {
         now: Millis,
         screens: &mut dyn Screens,
     ) -> bool {
-        let (kind, title) = self
-            .table
-            .get(id)
-            .map_or_else(Default::default, |p| (p.kind, p.meta.title.as_str()));
-        let verdict = kind.classify_screen(viewport, title);
+        let verdict = self.classify_viewport(id, viewport);
         // Only a turn end read from old history does harm (an old banner is a
         // false done), and the scroll check copies the scrollback: confirm
         // just those edges. A quiet screen may confirm a transcript
@@ -80,7 +77,28 @@ impl Controller {
         if risky && self.table.is_screen_edge(id, verdict.state) && screens.scrolled_back(id) {
             return false; // old history on screen: keep what the pane showed before
         }
-        let Some(edge) = self.table.observe_screen(id, &verdict, now) else {
+        self.observe_verdict(id, &verdict, now, screens)
+    }
+
+    /// What pane `id`'s screen matcher reads in `viewport`.
+    pub(super) fn classify_viewport<'a>(&self, id: u32, viewport: &'a [String]) -> ScreenVerdict<'a> {
+        let (kind, title) = self
+            .table
+            .get(id)
+            .map_or_else(Default::default, |p| (p.kind, p.meta.title.as_str()));
+        kind.classify_screen(viewport, title)
+    }
+
+    /// Takes what pane `id`'s screen says, read from a viewport already
+    /// known not to be old history; true on an edge.
+    pub(super) fn observe_verdict(
+        &mut self,
+        id: u32,
+        verdict: &ScreenVerdict<'_>,
+        now: Millis,
+        screens: &mut dyn Screens,
+    ) -> bool {
+        let Some(edge) = self.table.observe_screen(id, verdict, now) else {
             return false;
         };
         self.after_edges(vec![(id, edge)], now, screens);

@@ -17,6 +17,9 @@ const T0: Millis = 1_000_000;
 struct FakeScreens {
     viewports: BTreeMap<u32, Vec<String>>,
     scrolled: BTreeSet<u32>,
+    /// How many times a whole scrollback was asked for (each is a copy of
+    /// the pane's history).
+    scroll_checks: usize,
     mailbox: Option<MemoryFolder>,
 }
 
@@ -40,6 +43,7 @@ impl Screens for FakeScreens {
     }
 
     fn scrolled_back(&mut self, pane: u32) -> bool {
+        self.scroll_checks += 1;
         self.scrolled.contains(&pane)
     }
 }

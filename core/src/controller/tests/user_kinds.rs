@@ -209,6 +209,10 @@ fn a_done_confirmed_before_the_screen_shows_its_answer_waits_for_it() {
     let later = rig.timer_at(rig.now + delivery::SCREEN_ANSWER_WAIT_MS);
     let again = writes(&later).into_iter().any(|(_, text)| text.contains("Fixed it"));
     assert!(!again, "routed once: {later:?}");
+    assert_eq!(
+        rig.screens.scroll_checks, 1,
+        "the look that took the answer checked the scroll once"
+    );
     let logged = rig.c.inbox.newest_first().next().expect("the turn is in the inbox");
     assert_eq!(
         logged.answer.as_deref(),
