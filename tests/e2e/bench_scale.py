@@ -203,7 +203,9 @@ def fmt(ms):
     return f"n={len(ms)} p50={percentile(ms, .5):.0f} ms p95={percentile(ms, .95):.0f} ms max={max(ms or [0]):.0f} ms"
 
 
-def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1):
+def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1, scrollback=None):
+    """`scrollback`: zellij's `scroll_buffer_size` in both sessions (None:
+    zellij's default, 10,000 lines a pane)."""
     banners = ["banner", "hidden"] if tabs > 1 else ["banner"]
     stamps = [{b: f"/tmp/turnstile-bench-stamps-{os.getpid()}-{k}-{b}" for b in banners} for k in ("bare", "bar")]
     go = f"/tmp/turnstile-bench-go-{os.getpid()}"
@@ -211,8 +213,10 @@ def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1):
     for f in files:
         open(f, "w").close()
     cols = 300  # every segment of 34 agent panes and the attention counter fit
-    bare = Zellij([], tabs=layout(agents, tabs, stamps[0], go + "-never", view_tab), with_plugin=False, cols=cols)
-    bar = Zellij([], tabs=layout(agents, tabs, stamps[1], go, view_tab), cols=cols,
+    extra = f"scroll_buffer_size {scrollback}\n" if scrollback is not None else ""
+    bare = Zellij([], tabs=layout(agents, tabs, stamps[0], go + "-never", view_tab), with_plugin=False, cols=cols,
+                  extra_config=extra)
+    bar = Zellij([], tabs=layout(agents, tabs, stamps[1], go, view_tab), cols=cols, extra_config=extra,
                  plugin_config={"poll_ms": "500", "idle_poll_ms": "3000", "hidden_poll_ms": "2000"})
     try:
         wait_for("the agents in the bar", lambda: len(segments_by_pane(bar.bar())) >= min(agents, 8), timeout=60)
@@ -227,8 +231,9 @@ def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1):
         result = {"agents": agents, "tabs": tabs, "added": added, "spread": spread,
                   "bar": statistics.median(b for b, _ in windows), "bare": statistics.median(a for _, a in windows),
                   # Both servers' memory grows with their panes' scrollback
-                  # (~0.7 MiB/s at 64 agents): the difference is read at
-                  # each window's end, and its median given.
+                  # (~0.7 MiB/s at 64 agents, unless --scrollback bounds
+                  # it): the difference is read at each window's end, and
+                  # its median given.
                   "rss_bar": peaks[-1][0], "rss_bare": peaks[-1][1],
                   "rss_added": statistics.median(b - a for b, a in peaks),
                   "rss_spread": (min(b - a for b, a in peaks), max(b - a for b, a in peaks))}
@@ -254,13 +259,16 @@ def main():
     ap.add_argument("--latency-at", default="32x4", help="AGENTSxTABS where latency is measured under load")
     ap.add_argument("--view-tab", default="1",
                     help="the tab the client views while measuring: a number (1: the leader's) or 'last'")
+    ap.add_argument("--scrollback", type=int, default=None,
+                    help="zellij's scroll_buffer_size in both sessions: a bounded scrollback keeps both servers' "
+                         "RSS flat, so their difference is the bar's alone (default: zellij's 10,000 lines)")
     a = ap.parse_args()
     rows = []
     for tabs in [int(t) for t in a.tabs.split(",")]:
         for agents in [int(n) for n in a.agents.split(",")]:
             lat = a.latency_turns if f"{agents}x{tabs}" == a.latency_at else 0
             view = tabs if a.view_tab == "last" else min(int(a.view_tab), tabs)
-            r = run(agents, tabs, a.seconds, a.rounds, lat, view)
+            r = run(agents, tabs, a.seconds, a.rounds, lat, view, a.scrollback)
             rows.append(r)
             print(f"{agents:3d} agents, {tabs} tab(s), tab {view} viewed: bar adds {r['added']:+5.1f} % of a core "
                   f"(windows {r['spread'][0]:+.1f} .. {r['spread'][1]:+.1f}; "
