@@ -60,6 +60,8 @@ impl Command {
 
     fn with(name: CommandName, tag: u32, payload: &impl Message) -> Command {
         let mut command = Command::named(name);
+        // Sized once: a doubling vector holds up to twice a long payload.
+        command.0.reserve_exact(payload.encoded_len() + 8);
         encoding::message::encode(tag, payload, &mut command.0);
         command
     }
@@ -85,20 +87,37 @@ impl Command {
     /// Writes the command to stdout, as zellij reads it: a JSON array of
     /// its bytes on one line (a failed write is dropped, not a panic).
     fn run(self) {
-        let mut line = String::with_capacity(self.0.len() * 4 + 3);
-        line.push('[');
-        for (i, byte) in self.0.iter().enumerate() {
-            if i > 0 {
-                line.push(',');
-            }
-            push_decimal(&mut line, *byte);
-        }
-        line.push_str("]\n");
         let mut stdout = std::io::stdout().lock();
-        if stdout.write_all(line.as_bytes()).and_then(|()| stdout.flush()).is_ok() {
+        if write_json_array(&mut stdout, &self.0)
+            .and_then(|()| stdout.flush())
+            .is_ok()
+        {
             super::run_plugin_command();
         }
     }
+}
+
+/// Writes `bytes` as a JSON array of numbers and a newline, a bounded chunk
+/// at a time: the line is about four times the command, and a copy's wasm
+/// memory never shrinks, so building it whole (a pane list forwarded to the
+/// leader, 15 KB at 64 agents) grew every copy a tab switch made viewed by
+/// 128 KiB for good.
+fn write_json_array(out: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
+    const CHUNK: usize = 1024;
+    let mut chunk = String::with_capacity(CHUNK + 8);
+    chunk.push('[');
+    for (i, byte) in bytes.iter().enumerate() {
+        if i > 0 {
+            chunk.push(',');
+        }
+        push_decimal(&mut chunk, *byte);
+        if chunk.len() >= CHUNK {
+            out.write_all(chunk.as_bytes())?;
+            chunk.clear();
+        }
+    }
+    chunk.push_str("]\n");
+    out.write_all(chunk.as_bytes())
 }
 
 fn push_decimal(line: &mut String, byte: u8) {
@@ -541,5 +560,18 @@ mod tests {
             line.push(',');
         }
         assert_eq!(line, "0,7,10,99,100,255,");
+    }
+
+    #[test]
+    fn a_long_command_is_written_in_chunks_as_one_json_line() {
+        for len in [0usize, 1, 300, 1024, 5000] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 37 % 256) as u8).collect();
+            let mut out = Vec::new();
+            write_json_array(&mut out, &bytes).unwrap();
+            let line = String::from_utf8(out).unwrap();
+            assert!(line.ends_with("]\n") && line.matches('\n').count() == 1, "{len}");
+            let parsed: Vec<u8> = serde_json::from_str(line.trim_end()).unwrap();
+            assert_eq!(parsed, bytes, "{len}");
+        }
     }
 }
