@@ -203,9 +203,10 @@ def fmt(ms):
     return f"n={len(ms)} p50={percentile(ms, .5):.0f} ms p95={percentile(ms, .95):.0f} ms max={max(ms or [0]):.0f} ms"
 
 
-def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1, scrollback=None):
+def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1, scrollback=None, tour=False):
     """`scrollback`: zellij's `scroll_buffer_size` in both sessions (None:
-    zellij's default, 10,000 lines a pane)."""
+    zellij's default, 10,000 lines a pane). `tour`: both clients view every
+    tab in turn (3 s each) before the viewed one, as a person does."""
     banners = ["banner", "hidden"] if tabs > 1 else ["banner"]
     stamps = [{b: f"/tmp/turnstile-bench-stamps-{os.getpid()}-{k}-{b}" for b in banners} for k in ("bare", "bar")]
     go = f"/tmp/turnstile-bench-go-{os.getpid()}"
@@ -220,7 +221,12 @@ def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1, scrollback=Non
                  plugin_config={"poll_ms": "500", "idle_poll_ms": "3000", "hidden_poll_ms": "2000"})
     try:
         wait_for("the agents in the bar", lambda: len(segments_by_pane(bar.bar())) >= min(agents, 8), timeout=60)
-        if view_tab > 1:
+        if tour:
+            for t in range(1, tabs + 1):
+                for z in (bare, bar):
+                    z.action("go-to-tab", str(t), check=False)
+                time.sleep(3)
+        if view_tab > 1 or tour:
             # The person works in another tab than the leader's: pane lists
             # then reach the leader through the copy of the viewed tab.
             view(bar, bare, view_tab, [name for name, _ in layout(agents, tabs, stamps[1], go, view_tab)[view_tab - 1]])
@@ -262,13 +268,16 @@ def main():
     ap.add_argument("--scrollback", type=int, default=None,
                     help="zellij's scroll_buffer_size in both sessions: a bounded scrollback keeps both servers' "
                          "RSS flat, so their difference is the bar's alone (default: zellij's 10,000 lines)")
+    ap.add_argument("--tour", action="store_true",
+                    help="before measuring, the clients view every tab in turn (a copy of the bar grows when "
+                         "its tab is first viewed)")
     a = ap.parse_args()
     rows = []
     for tabs in [int(t) for t in a.tabs.split(",")]:
         for agents in [int(n) for n in a.agents.split(",")]:
             lat = a.latency_turns if f"{agents}x{tabs}" == a.latency_at else 0
             view = tabs if a.view_tab == "last" else min(int(a.view_tab), tabs)
-            r = run(agents, tabs, a.seconds, a.rounds, lat, view, a.scrollback)
+            r = run(agents, tabs, a.seconds, a.rounds, lat, view, a.scrollback, a.tour)
             rows.append(r)
             print(f"{agents:3d} agents, {tabs} tab(s), tab {view} viewed: bar adds {r['added']:+5.1f} % of a core "
                   f"(windows {r['spread'][0]:+.1f} .. {r['spread'][1]:+.1f}; "
