@@ -40,14 +40,14 @@ impl Controller {
         if became_leader || lost_leadership {
             self.sync_subscriptions(now);
         }
-        let metas = leader::terminal_panes(&panes, &self.viewed_tabs);
         self.panes = panes;
         self.forward_panes();
-        let alive = crate::order::set_of(metas.iter().map(|m| m.id));
+        let alive = crate::order::set_of(self.panes.iter().filter(|p| p.plugin_url.is_none()).map(|p| p.id));
         for closed in self.table.ids().into_iter().filter(|id| !alive.contains(id)) {
             self.delivery.forget(closed);
             self.notifier.forget(closed);
         }
+        let metas = self.table_metas();
         let changed = self.table.sync(metas) || became_leader;
         if took_over {
             // Another leader acted on what these panes show now.
@@ -60,6 +60,17 @@ impl Controller {
             self.broadcast();
         } else {
             self.sync_stale_followers();
+        }
+    }
+
+    /// The terminal panes the pane table holds: the latest pane list's for
+    /// the leader, none for another copy. A follower draws the rows the
+    /// leader sends; a table of 64 panes would take ~40 KB of its wasm
+    /// memory, which never shrinks, in every tab a client has viewed.
+    pub(super) fn table_metas(&self) -> Vec<crate::panes::PaneMeta> {
+        match self.role.is_leader() {
+            true => leader::terminal_panes(&self.panes, &self.viewed_tabs),
+            false => Vec::new(),
         }
     }
 
@@ -95,11 +106,12 @@ impl Controller {
             self.forwarded = None;
             return;
         }
-        if self.forwarded.as_ref() == Some(&self.panes) {
+        let key = pane_list_key(&self.panes);
+        if self.forwarded == Some(key) {
             return;
         }
         if let Ok(payload) = serde_json::to_string(&self.panes) {
-            self.forwarded = Some(self.panes.clone());
+            self.forwarded = Some(key);
             self.out.push(Effect::SendToCopy {
                 copy: leader,
                 name: PIPE_PANES,
@@ -141,7 +153,7 @@ impl Controller {
         if was_hidden && !self.in_a_hidden_tab() {
             self.drawn = None; // what it last drew is old: draw now
         }
-        let metas = leader::terminal_panes(&self.panes, &self.viewed_tabs);
+        let metas = self.table_metas();
         if views_changed && self.table.sync(metas) {
             self.broadcast();
         } else {
@@ -360,6 +372,14 @@ fn put_changes(rows: &mut [PaneSummary], changes: Vec<PaneSummary>) -> Option<bo
         rows[slot] = change;
     }
     Some(changed)
+}
+
+/// A key of a pane list, every field of every entry.
+fn pane_list_key(panes: &[PaneEntry]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    panes.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// A key of the set of agent panes (ids and names) the rows show: FNV-1a

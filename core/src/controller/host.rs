@@ -81,7 +81,7 @@ impl Controller {
                 Some(format!("`{} rules` failed: {why}", self.config.host_command))
             }
         };
-        let metas = leader::terminal_panes(&self.panes, &self.viewed_tabs);
+        let metas = self.table_metas();
         self.table.sync(metas);
         // Every copy gets the rows with the new answer's check sum, and
         // asks for the rules again (a tag edited shows in every tab).

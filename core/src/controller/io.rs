@@ -8,7 +8,7 @@ use crate::Millis;
 use std::collections::BTreeMap;
 
 /// One pane of zellij's pane list.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct PaneEntry {
     /// Pane id (terminal and plugin panes have separate id spaces).
     pub id: u32,

@@ -210,8 +210,10 @@ pub struct Controller {
     inbox: Log,
     /// Followers that were sent the whole log.
     logged_followers: BTreeSet<u32>,
-    /// The pane list last handed to a leader whose tab nobody views.
-    forwarded: Option<Vec<PaneEntry>>,
+    /// A hash of the pane list last handed to a leader whose tab nobody
+    /// views (a copy of the list would be a second one kept for good in a
+    /// follower's wasm memory, which never shrinks).
+    forwarded: Option<u64>,
     /// The open inbox view's plugin id (leader only).
     inbox_view: Option<u32>,
     /// Panes whose state a copy that took the lead from another has not

@@ -326,12 +326,21 @@ fn a_copy_in_the_viewed_tab_hands_pane_lists_to_a_leader_nobody_views() {
     let effects = follower.send(Event::Panes(panes.clone()));
     let forwarded = sent_to(&effects, 1, PIPE_PANES);
     assert_eq!(forwarded.len(), 1, "{effects:?}");
-    let again = follower.send(Event::Panes(panes));
+    let again = follower.send(Event::Panes(panes.clone()));
     assert!(
         !again
             .iter()
             .any(|e| matches!(e, Effect::SendToCopy { name: PIPE_PANES, .. })),
         "an unchanged list is not sent again"
+    );
+    assert!(follower.c.summaries().is_empty(), "a follower keeps no pane table");
+    let mut renamed = panes;
+    renamed[2].title = "renamed".into();
+    let changed = follower.send(Event::Panes(renamed));
+    assert_eq!(
+        sent_to(&changed, 1, PIPE_PANES).len(),
+        1,
+        "a changed title is sent: {changed:?}"
     );
     let mut leader = Rig::leader(&[]);
     leader.send(pipe(PIPE_PANES, PipeFrom::Plugin(5), forwarded[0]));
@@ -373,6 +382,7 @@ fn a_hidden_copy_that_takes_the_lead_does_not_route_a_turn_again() {
     panes.push(copy(5, 1));
     hidden.send(Event::Panes(panes));
     assert!(hidden.c.role().is_leader());
+    assert_eq!(hidden.c.summaries().len(), 2, "the new leader builds the pane table");
     let again = hidden.push(&[done]);
     assert!(writes(&again).is_empty(), "the turn was routed already: {again:?}");
 }
