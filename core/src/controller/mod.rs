@@ -37,7 +37,9 @@ use crate::protocol::{self, HostReport, PaneReport, PaneSummary, SyncRows};
 use crate::protocol::{
     PIPE_ATTENTION, PIPE_INBOX, PIPE_INBOX_ACT, PIPE_INBOX_ENTRIES, PIPE_INBOX_HELLO, PIPE_INBOX_UPDATE,
 };
-use crate::protocol::{PIPE_PANES, PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW};
+use crate::protocol::{
+    PIPE_PANES, PIPE_PERMITTED, PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW,
+};
 use crate::screen::InputBox;
 use crate::Millis;
 use delivery::Delivery;
@@ -53,8 +55,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 pub const TICK_MS: Millis = 250;
 /// How often a follower copy wakes up (ms).
 pub const FOLLOWER_TICK_MS: Millis = 1_000;
-/// Delay between the permission requests of copies loading together (ms).
-pub const PERMISSION_STAGGER_MS: Millis = 40;
+/// Delay between the permission requests of copies loading together when
+/// the copy before does not say it was granted (ms).
+pub const PERMISSION_STAGGER_MS: Millis = 250;
 /// Events kept while permissions are pending.
 pub const MAX_QUEUED_EVENTS: usize = 256;
 /// How long a message stays in the bar (ms).
@@ -278,9 +281,14 @@ impl Controller {
             saw_a_leader: false,
             out: Vec::new(),
         };
-        // zellij rewrites its permission cache (truncate, then write) when a
-        // copy is granted; a copy reading it meanwhile finds it empty and
-        // shows a permission prompt. Copies load together: each asks later.
+        // zellij rewrites its permission cache (truncate, then write) on
+        // every answered request, even one its cache granted; a copy reading
+        // it meanwhile finds it empty and shows a permission prompt, nobody
+        // answers it in a hidden tab, and zellij keeps every event for that
+        // copy until then (the server grew ~1 MiB/s at 64 agents). So the
+        // copies ask one at a time: each asks once the copy loaded just
+        // before it says it was granted (`PIPE_PERMITTED`), or at the latest
+        // after a delay that grows with its plugin id.
         let stagger = Millis::from(me.saturating_sub(1) % 16) * PERMISSION_STAGGER_MS;
         if stagger == 0 {
             c.request_permissions();
@@ -420,6 +428,14 @@ impl Controller {
         self.out.push(Effect::RequestPermissions);
     }
 
+    /// The copy loaded before this one was granted: zellij's permission
+    /// cache is whole again, this copy asks now if it has not yet.
+    pub(super) fn ask_permissions_now(&mut self) {
+        if self.permission == Permission::NotAsked {
+            self.request_permissions();
+        }
+    }
+
     fn on_permission(&mut self, granted: bool, now: Millis, screens: &mut dyn Screens) {
         if self.permission == Permission::Granted {
             return; // a result answers a request: nothing revokes a grant
@@ -432,6 +448,12 @@ impl Controller {
             return;
         }
         self.permission = Permission::Granted;
+        // zellij has rewritten its permission cache: the next copy may ask.
+        self.out.push(Effect::SendToCopy {
+            copy: self.me.wrapping_add(1),
+            name: PIPE_PERMITTED,
+            payload: String::new(),
+        });
         self.out.push(Effect::SetUnselectable);
         self.out.push(Effect::RenameSelf(BAR_TITLE.into()));
         self.timers.next_tick = now;

@@ -4,12 +4,24 @@
 use super::*;
 
 #[test]
-fn copies_ask_for_permissions_one_after_the_other() {
-    let (_, first) = Controller::new(&BTreeMap::new(), 1, T0);
-    assert_eq!(first, vec![Effect::RequestPermissions]);
+fn copies_ask_for_permissions_one_at_a_time() {
+    let mut screens = FakeScreens::default();
+    let (mut first, effects) = Controller::new(&BTreeMap::new(), 1, T0);
+    assert_eq!(effects, vec![Effect::RequestPermissions]);
+    let (mut second, effects) = Controller::new(&BTreeMap::new(), 2, T0);
+    assert_eq!(effects, vec![Effect::ArmTimer(PERMISSION_STAGGER_MS)]);
+    // Granted, the first tells the copy loaded after it, which asks then.
+    let granted = first.handle(Event::Permission(true), T0 + 5, &mut screens);
+    let told = sent_to(&granted, 2, PIPE_PERMITTED);
+    assert_eq!(told.len(), 1, "{granted:?}");
+    let asks = second.handle(pipe(PIPE_PERMITTED, PipeFrom::Plugin(1), told[0]), T0 + 6, &mut screens);
+    assert_eq!(asks, vec![Effect::RequestPermissions]);
+    let again = second.handle(Event::Timer, T0 + PERMISSION_STAGGER_MS, &mut screens);
+    assert!(!again.contains(&Effect::RequestPermissions), "asked once: {again:?}");
+    // Told nothing (the plugin before it is not a copy), a copy asks after its delay.
     let (mut third, effects) = Controller::new(&BTreeMap::new(), 3, T0);
     assert_eq!(effects, vec![Effect::ArmTimer(2 * PERMISSION_STAGGER_MS)]);
-    let effects = third.handle(Event::Timer, T0, &mut FakeScreens::default());
+    let effects = third.handle(Event::Timer, T0 + 2 * PERMISSION_STAGGER_MS, &mut screens);
     assert!(effects.contains(&Effect::RequestPermissions), "{effects:?}");
 }
 
