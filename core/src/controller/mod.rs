@@ -57,7 +57,7 @@ pub const TICK_MS: Millis = 250;
 pub const FOLLOWER_TICK_MS: Millis = 1_000;
 /// Delay between the permission requests of copies loading together when
 /// the copy before does not say it was granted (ms).
-pub const PERMISSION_STAGGER_MS: Millis = 250;
+pub const PERMISSION_STAGGER_MS: Millis = 100;
 /// Events kept while permissions are pending.
 pub const MAX_QUEUED_EVENTS: usize = 256;
 /// How long a message stays in the bar (ms).
@@ -289,7 +289,7 @@ impl Controller {
         // copies ask one at a time: each asks once the copy loaded just
         // before it says it was granted (`PIPE_PERMITTED`), or at the latest
         // after a delay that grows with its plugin id.
-        let stagger = Millis::from(me.saturating_sub(1) % 16) * PERMISSION_STAGGER_MS;
+        let stagger = Millis::from(me.saturating_sub(1) % 8) * PERMISSION_STAGGER_MS;
         if stagger == 0 {
             c.request_permissions();
         } else {
