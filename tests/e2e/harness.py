@@ -64,12 +64,24 @@ def processes_with_home(home):
     return pids
 
 
-def remove_sandbox(folder, home):
-    """Removes a sandbox once its processes are gone (exiting agents still write into it)."""
+def end_sandbox_processes(home):
+    """Waits a moment for a sandbox's processes to exit, then kills what is
+    left: a busy zellij server may not answer `kill-session` (nothing is
+    done), and a server left behind keeps its agents running and loads every
+    later test (the scale bench left two servers with 64 agents each)."""
     try:
         wait_for("the sandbox's processes to exit", lambda: not processes_with_home(home), timeout=5)
     except Timeout:
-        pass
+        for pid in processes_with_home(home):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def remove_sandbox(folder, home):
+    """Removes a sandbox once its processes are gone (exiting agents still write into it)."""
+    end_sandbox_processes(home)
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -245,7 +257,9 @@ class Zellij:
         subprocess.run([self.zellij, "kill-session", self.session], capture_output=True, env=self.env,
                        stdin=subprocess.DEVNULL, timeout=20)
         subprocess.run(["tmux", "kill-session", "-t", self.tmux], capture_output=True)
-        if not os.environ.get("TURNSTILE_KEEP"):
+        if os.environ.get("TURNSTILE_KEEP"):
+            end_sandbox_processes(self.home)
+        else:
             # Agents and hooks still write into the sandbox while they exit.
             remove_sandbox(self.dir, self.home)
 
