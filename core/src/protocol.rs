@@ -25,11 +25,6 @@ pub const PIPE_VIEW: &str = "turnstile-view";
 /// list to a leader whose tab nobody views (zellij sends pane lists only to
 /// the plugins of viewed tabs).
 pub const PIPE_PANES: &str = "turnstile-panes";
-/// Name of the pipe with which a copy of the bar, once granted its
-/// permissions, tells the copy with the next plugin id that it may ask for
-/// its own (zellij rewrites its permission cache on every grant; a copy
-/// reading it meanwhile shows a permission prompt).
-pub const PIPE_PERMITTED: &str = "turnstile-permitted";
 /// Name of the routing commands' pipe (keybindings: next, prev, resend, …).
 pub const PIPE_ROUTE: &str = "route";
 /// Name of the pipe that jumps to the next pane that needs you.

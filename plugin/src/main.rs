@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 use turnstile_core::bar::{Color, Palette};
 use turnstile_core::config::{Config, View};
+use turnstile_core::controller::permits::AskLock;
 use turnstile_core::controller::{
     Controller, Effect, Event as In, InboxView, Key, PaneEntry, PipeFrom, Screens, Subscription, TabView,
 };
@@ -40,6 +41,7 @@ struct Plugin {
 #[derive(Default)]
 struct ZellijScreens {
     mailbox: Option<TmpFolder>,
+    ask_lock: ask_lock::FileLock,
 }
 
 /// The session's mailbox folder as this plugin sees it. The head (which
@@ -138,6 +140,10 @@ impl mailbox::Folder for TmpFolder {
 }
 
 impl Screens for ZellijScreens {
+    fn ask_lock(&mut self) -> Option<&mut dyn AskLock> {
+        Some(&mut self.ask_lock)
+    }
+
     fn mailbox(&mut self) -> Option<&mut dyn mailbox::Folder> {
         self.mailbox.as_mut().map(|m| m as &mut dyn mailbox::Folder)
     }
@@ -434,6 +440,7 @@ fn color(c: PaletteColor) -> Color {
     }
 }
 
+mod ask_lock;
 mod command;
 mod decode;
 #[cfg(not(test))]

@@ -453,5 +453,39 @@ class Tabs(unittest.TestCase):
             wait_for("the new pane's agent in the bar", lambda: "done" in (segment(z.bar(), "three") or ""), timeout=30)
 
 
+class Permissions(unittest.TestCase):
+    """Copies ask zellij for permissions one at a time, under a lock file in
+    zellij's temporary folder: what is left there never keeps a bar out."""
+
+    @staticmethod
+    def lock_path(z):
+        return os.path.join(z.dir, "tmp", f"zellij-{os.getuid()}", "turnstile", "permissions.lock")
+
+    def leave(self, make):
+        def before_start(z):
+            os.makedirs(os.path.dirname(self.lock_path(z)), mode=0o700, exist_ok=True)
+            make(self.lock_path(z))
+        return before_start
+
+    def both_tabs_show_their_agents(self, z, timeout):
+        wait_for("tab 1's bar", lambda: "done" in (segment(z.bar(), "one") or ""), timeout=timeout)
+        z.action("go-to-next-tab")
+        wait_for("tab 2's bar", lambda: "done" in (segment(z.bar(), "two") or ""), timeout=10)
+
+    def test_a_lock_held_by_a_zellij_killed_while_asking_is_taken_over(self):
+        def held_just_now(path):
+            with open(path, "w") as f:
+                f.write(f"{int(time.time() * 1000)} 1")
+        tabs = [[("one", demo("one", "done", turns=1))], [("two", demo("two", "done", turns=1))]]
+        with Zellij(None, tabs=tabs, before_start=self.leave(held_just_now)) as z:
+            self.both_tabs_show_their_agents(z, timeout=40)
+            self.assertFalse(os.path.lexists(self.lock_path(z)), "the lock was let go once answered")
+
+    def test_a_fifo_where_the_lock_goes_blocks_nothing(self):
+        tabs = [[("one", demo("one", "done", turns=1))], [("two", demo("two", "done", turns=1))]]
+        with Zellij(None, tabs=tabs, before_start=self.leave(os.mkfifo)) as z:
+            self.both_tabs_show_their_agents(z, timeout=30)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -197,4 +197,9 @@ pub trait Screens {
     fn mailbox(&mut self) -> Option<&mut dyn crate::mailbox::Folder> {
         None
     }
+    /// The lock copies take turns under to ask for permissions (`None`:
+    /// none, this copy asks at once).
+    fn ask_lock(&mut self) -> Option<&mut dyn super::permits::AskLock> {
+        None
+    }
 }

@@ -23,6 +23,7 @@ mod io;
 pub mod leader;
 mod notify;
 mod pacing;
+pub mod permits;
 mod pipes;
 mod ticks;
 mod viewports;
@@ -37,9 +38,7 @@ use crate::protocol::{self, HostReport, PaneReport, PaneSummary, SyncRows};
 use crate::protocol::{
     PIPE_ATTENTION, PIPE_INBOX, PIPE_INBOX_ACT, PIPE_INBOX_ENTRIES, PIPE_INBOX_HELLO, PIPE_INBOX_UPDATE,
 };
-use crate::protocol::{
-    PIPE_PANES, PIPE_PERMITTED, PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW,
-};
+use crate::protocol::{PIPE_PANES, PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW};
 use crate::screen::InputBox;
 use crate::Millis;
 use delivery::Delivery;
@@ -48,6 +47,7 @@ pub use io::{Effect, Event, PaneEntry, PipeFrom, Screens, Subscription, TabView}
 use leader::Role;
 use notify::Notifier;
 use pacing::{HostRuns, Pulls, Storm, Timers, WatcherRun};
+use permits::{AskTurn, ASK_RETRY_MS};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -55,9 +55,6 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 pub const TICK_MS: Millis = 250;
 /// How often a follower copy wakes up (ms).
 pub const FOLLOWER_TICK_MS: Millis = 1_000;
-/// Delay between the permission requests of copies loading together when
-/// the copy before does not say it was granted (ms).
-pub const PERMISSION_STAGGER_MS: Millis = 100;
 /// Events kept while permissions are pending.
 pub const MAX_QUEUED_EVENTS: usize = 256;
 /// How long a message stays in the bar (ms).
@@ -153,6 +150,8 @@ pub struct Controller {
     rules: RulesRuns,
     table: PaneTable,
     permission: Permission,
+    /// This copy's turn to ask for permissions.
+    ask_turn: AskTurn,
     queued: VecDeque<Event>,
     role: Role,
     theme: Option<Palette>,
@@ -249,6 +248,7 @@ impl Controller {
             problems,
             rules: RulesRuns::default(),
             permission: Permission::NotAsked,
+            ask_turn: AskTurn::default(),
             queued: VecDeque::new(),
             role: Role::Undecided,
             theme: None,
@@ -281,20 +281,8 @@ impl Controller {
             saw_a_leader: false,
             out: Vec::new(),
         };
-        // zellij rewrites its permission cache (truncate, then write) on
-        // every answered request, even one its cache granted; a copy reading
-        // it meanwhile finds it empty and shows a permission prompt, nobody
-        // answers it in a hidden tab, and zellij keeps every event for that
-        // copy until then (the server grew ~1 MiB/s at 64 agents). So the
-        // copies ask one at a time: each asks once the copy loaded just
-        // before it says it was granted (`PIPE_PERMITTED`), or at the latest
-        // after a delay that grows with its plugin id.
-        let stagger = Millis::from(me.saturating_sub(1) % 8) * PERMISSION_STAGGER_MS;
-        if stagger == 0 {
-            c.request_permissions();
-        } else {
-            c.timers.arm(now, now + stagger, &mut c.out);
-        }
+        // Permissions are asked in turn (see `permits`), from the first timer.
+        c.timers.arm(now, now, &mut c.out);
         let effects = std::mem::take(&mut c.out);
         (c, effects)
     }
@@ -308,7 +296,7 @@ impl Controller {
             (event @ Event::Pipe { .. }, _) | (event, Permission::Granted) => self.dispatch(event, now, screens),
             (Event::Timer, Permission::NotAsked) => {
                 self.timers.fired();
-                self.request_permissions();
+                self.ask_permissions_in_turn(now, screens);
             }
             (_, Permission::Denied) => {}
             (event, _) => {
@@ -428,15 +416,19 @@ impl Controller {
         self.out.push(Effect::RequestPermissions);
     }
 
-    /// The copy loaded before this one was granted: zellij's permission
-    /// cache is whole again, this copy asks now if it has not yet.
-    pub(super) fn ask_permissions_now(&mut self) {
-        if self.permission == Permission::NotAsked {
+    /// Asks for permissions if it is this copy's turn (see `permits`);
+    /// tries again shortly if not.
+    fn ask_permissions_in_turn(&mut self, now: Millis, screens: &mut dyn Screens) {
+        if self.ask_turn.take(screens.ask_lock(), self.me, now) {
             self.request_permissions();
+        } else {
+            self.timers.arm(now, now + ASK_RETRY_MS, &mut self.out);
         }
     }
 
     fn on_permission(&mut self, granted: bool, now: Millis, screens: &mut dyn Screens) {
+        // zellij has rewritten its permission cache: the next copy may ask.
+        self.ask_turn.release(screens.ask_lock());
         if self.permission == Permission::Granted {
             return; // a result answers a request: nothing revokes a grant
         }
@@ -448,12 +440,6 @@ impl Controller {
             return;
         }
         self.permission = Permission::Granted;
-        // zellij has rewritten its permission cache: the next copy may ask.
-        self.out.push(Effect::SendToCopy {
-            copy: self.me.wrapping_add(1),
-            name: PIPE_PERMITTED,
-            payload: String::new(),
-        });
         self.out.push(Effect::SetUnselectable);
         self.out.push(Effect::RenameSelf(BAR_TITLE.into()));
         self.timers.next_tick = now;

@@ -16,7 +16,6 @@ impl Controller {
         let leader = self.role.is_leader();
         match name {
             PIPE_SYNC => self.on_sync(from, payload, now),
-            PIPE_PERMITTED => self.ask_permissions_now(),
             // Taken in any role: the leader may not know yet that it leads.
             PIPE_VIEW => self.on_view(from, payload),
             PIPE_STATE if leader => self.answer_state(from),

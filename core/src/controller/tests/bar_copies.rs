@@ -5,24 +5,28 @@ use super::*;
 
 #[test]
 fn copies_ask_for_permissions_one_at_a_time() {
-    let mut screens = FakeScreens::default();
+    let mut screens = FakeScreens {
+        lock: Some(Default::default()),
+        ..FakeScreens::default()
+    };
+    // Every copy asks from its first timer, when it holds the lock.
     let (mut first, effects) = Controller::new(&BTreeMap::new(), 1, T0);
-    assert_eq!(effects, vec![Effect::RequestPermissions]);
-    let (mut second, effects) = Controller::new(&BTreeMap::new(), 2, T0);
-    assert_eq!(effects, vec![Effect::ArmTimer(PERMISSION_STAGGER_MS)]);
-    // Granted, the first tells the copy loaded after it, which asks then.
-    let granted = first.handle(Event::Permission(true), T0 + 5, &mut screens);
-    let told = sent_to(&granted, 2, PIPE_PERMITTED);
-    assert_eq!(told.len(), 1, "{granted:?}");
-    let asks = second.handle(pipe(PIPE_PERMITTED, PipeFrom::Plugin(1), told[0]), T0 + 6, &mut screens);
-    assert_eq!(asks, vec![Effect::RequestPermissions]);
-    let again = second.handle(Event::Timer, T0 + PERMISSION_STAGGER_MS, &mut screens);
-    assert!(!again.contains(&Effect::RequestPermissions), "asked once: {again:?}");
-    // Told nothing (the plugin before it is not a copy), a copy asks after its delay.
-    let (mut third, effects) = Controller::new(&BTreeMap::new(), 3, T0);
-    assert_eq!(effects, vec![Effect::ArmTimer(2 * PERMISSION_STAGGER_MS)]);
-    let effects = third.handle(Event::Timer, T0 + 2 * PERMISSION_STAGGER_MS, &mut screens);
-    assert!(effects.contains(&Effect::RequestPermissions), "{effects:?}");
+    assert_eq!(effects, vec![Effect::ArmTimer(10)]);
+    let (mut second, _) = Controller::new(&BTreeMap::new(), 2, T0);
+    let asks = first.handle(Event::Timer, T0 + 10, &mut screens);
+    assert!(asks.contains(&Effect::RequestPermissions), "{asks:?}");
+    // The second waits for the first's answer, trying again meanwhile.
+    let waits = second.handle(Event::Timer, T0 + 10, &mut screens);
+    assert!(!waits.contains(&Effect::RequestPermissions), "{waits:?}");
+    assert!(waits.contains(&Effect::ArmTimer(permits::ASK_RETRY_MS)), "{waits:?}");
+    first.handle(Event::Permission(true), T0 + 20, &mut screens);
+    assert_eq!(screens.lock.as_ref().unwrap().0, None, "let go once answered");
+    let asks = second.handle(Event::Timer, T0 + 60, &mut screens);
+    assert!(asks.contains(&Effect::RequestPermissions), "{asks:?}");
+    // Without a lock to take, a copy asks at its first timer.
+    let (mut alone, _) = Controller::new(&BTreeMap::new(), 3, T0);
+    let asks = alone.handle(Event::Timer, T0 + 10, &mut FakeScreens::default());
+    assert!(asks.contains(&Effect::RequestPermissions), "{asks:?}");
 }
 
 #[test]

@@ -21,6 +21,7 @@ struct FakeScreens {
     /// the pane's history).
     scroll_checks: usize,
     mailbox: Option<MemoryFolder>,
+    lock: Option<super::permits::MemoryLock>,
 }
 
 /// A mailbox folder in memory.
@@ -34,6 +35,10 @@ impl crate::mailbox::Folder for MemoryFolder {
 }
 
 impl Screens for FakeScreens {
+    fn ask_lock(&mut self) -> Option<&mut dyn super::permits::AskLock> {
+        self.lock.as_mut().map(|l| l as &mut dyn super::permits::AskLock)
+    }
+
     fn mailbox(&mut self) -> Option<&mut dyn crate::mailbox::Folder> {
         self.mailbox.as_mut().map(|m| m as &mut dyn crate::mailbox::Folder)
     }
