@@ -390,6 +390,7 @@ fn event_type(subscription: Subscription) -> EventType {
     match subscription {
         Subscription::RenderReports => EventType::PaneRenderReport,
         Subscription::CommandChanges => EventType::CommandChanged,
+        Subscription::KeybindingsOnce => EventType::InitialKeybinds,
     }
 }
 

@@ -96,6 +96,11 @@ pub enum Subscription {
     RenderReports,
     /// Commands of terminal panes changing.
     CommandChanges,
+    /// The keybindings, sent once (the bar drops them): zellij then leaves
+    /// them out of every mode update, which otherwise builds, encodes and
+    /// hands every copy in a tab the whole keymap on each tab switch and
+    /// mode change (the bar reads only the theme).
+    KeybindingsOnce,
 }
 
 /// What the plugin should do.

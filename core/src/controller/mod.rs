@@ -440,6 +440,9 @@ impl Controller {
             return;
         }
         self.permission = Permission::Granted;
+        // Only now: zellij hands the keymap at once, needing no permission,
+        // and the copies are granted one at a time.
+        self.out.push(Effect::Subscribe(Subscription::KeybindingsOnce));
         self.out.push(Effect::SetUnselectable);
         self.out.push(Effect::RenameSelf(BAR_TITLE.into()));
         self.timers.next_tick = now;

@@ -200,6 +200,7 @@ impl Controller {
         let held = match subscription {
             Subscription::RenderReports => &mut self.reports_held,
             Subscription::CommandChanges => &mut self.commands_held,
+            Subscription::KeybindingsOnce => return,
         };
         if *held == wanted {
             return;

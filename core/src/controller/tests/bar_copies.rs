@@ -19,7 +19,11 @@ fn copies_ask_for_permissions_one_at_a_time() {
     let waits = second.handle(Event::Timer, T0 + 10, &mut screens);
     assert!(!waits.contains(&Effect::RequestPermissions), "{waits:?}");
     assert!(waits.contains(&Effect::ArmTimer(permits::ASK_RETRY_MS)), "{waits:?}");
-    first.handle(Event::Permission(true), T0 + 20, &mut screens);
+    let granted = first.handle(Event::Permission(true), T0 + 20, &mut screens);
+    assert!(
+        granted.contains(&Effect::Subscribe(Subscription::KeybindingsOnce)),
+        "{granted:?}"
+    );
     assert_eq!(screens.lock.as_ref().unwrap().0, None, "let go once answered");
     let asks = second.handle(Event::Timer, T0 + 60, &mut screens);
     assert!(asks.contains(&Effect::RequestPermissions), "{asks:?}");
