@@ -439,12 +439,21 @@ impl Session {
     }
 
     /// Watches the folders bindings may appear in; true when one was added.
+    /// A log bound before its folder was watched was read before the watch
+    /// began: what was appended between that read and the watch is read
+    /// now (no event will ever tell of it).
     fn watch_folders(&mut self, watcher: &mut RecommendedWatcher) -> bool {
         let mut added = false;
         for dir in self.folders_to_watch() {
             if !self.watched.contains(&dir) && watcher.watch(&dir, RecursiveMode::NonRecursive).is_ok() {
                 self.watched.insert(dir);
                 added = true;
+            }
+        }
+        if added {
+            let bound: Vec<PathBuf> = self.transcripts.values().cloned().collect();
+            for path in bound {
+                self.track(&path);
             }
         }
         added
