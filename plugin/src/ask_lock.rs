@@ -27,12 +27,9 @@ impl FileLock {
     /// The stamp the lock holds; an error for anything but a small regular
     /// file (a FIFO would block zellij's plugin thread).
     fn held(&self) -> io::Result<String> {
-        let meta = fs::symlink_metadata(&self.path)?;
-        if !meta.is_file() || meta.len() > MAX_STAMP {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "not a lock file"));
-        }
+        let (file, _) = super::open_small_regular(&self.path, "the permission lock", MAX_STAMP)?;
         let mut stamp = String::new();
-        fs::File::open(&self.path)?.take(MAX_STAMP).read_to_string(&mut stamp)?;
+        file.take(MAX_STAMP).read_to_string(&mut stamp)?;
         Ok(stamp)
     }
 }

@@ -99,16 +99,22 @@ impl TmpFolder {
     /// Opens a regular file only (a FIFO would block zellij's plugin thread)
     /// of at most `max` bytes; its size.
     fn open(&self, name: &str, max: u64) -> io::Result<(std::fs::File, u64)> {
-        let path = self.path.join(name);
-        let meta = std::fs::symlink_metadata(&path)?;
-        if !meta.is_file() || meta.len() > max {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{name}: not a small regular file"),
-            ));
-        }
-        Ok((std::fs::File::open(path)?, meta.len()))
+        open_small_regular(&self.path.join(name), name, max)
     }
+}
+
+/// Opens `path` if it is a regular file (a FIFO would block zellij's
+/// plugin thread) of at most `max` bytes, named `what` in the error; its
+/// size.
+fn open_small_regular(path: &Path, what: &str, max: u64) -> io::Result<(std::fs::File, u64)> {
+    let meta = std::fs::symlink_metadata(path)?;
+    if !meta.is_file() || meta.len() > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{what}: not a small regular file"),
+        ));
+    }
+    Ok((std::fs::File::open(path)?, meta.len()))
 }
 
 /// Reads up to `len` bytes from where the file stands (one read, mostly),
