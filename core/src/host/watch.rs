@@ -606,3 +606,73 @@ fn take_lock(session: &str) -> Result<Option<spool::WatcherLock>> {
     }
     Ok(lock)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A session with one transcript bound to pane 1, read once (as a bind
+    /// reads it), its folder not watched yet.
+    fn session_bound_to(transcript: &Path, state: &Path) -> Session {
+        let mut session = Session {
+            name: "watch-test".into(),
+            agents: BTreeMap::new(),
+            state_folder: state.to_path_buf(),
+            status_files: HashMap::new(),
+            transcripts: BTreeMap::from([(1, transcript.to_path_buf())]),
+            tracked: HashMap::new(),
+            pushed: BTreeMap::new(),
+            watched: BTreeSet::new(),
+            mailbox: Mailbox::open(&state.join("mailbox")).unwrap(),
+            processes: ProcessScan::default(),
+        };
+        session.track(transcript);
+        session
+    }
+
+    fn read_up_to(session: &Session, transcript: &Path) -> u64 {
+        session.tracked[transcript].next
+    }
+
+    #[test]
+    fn a_log_appended_before_its_folder_is_watched_is_read_when_the_watch_begins() {
+        let dir = tempfile::tempdir().unwrap();
+        let (logs, state) = (dir.path().join("project"), dir.path().join("state"));
+        fs::create_dir_all(&logs).unwrap();
+        fs::create_dir_all(state.join("mailbox")).unwrap();
+        let transcript = logs.join("s.jsonl");
+        fs::write(&transcript, b"{\"type\":\"user\"}\n").unwrap();
+        let mut session = session_bound_to(&transcript, &state);
+        let first_read = read_up_to(&session, &transcript);
+        // The agent appends between the bind's read and the watch: no
+        // inotify event will ever tell of it.
+        let mut file = fs::OpenOptions::new().append(true).open(&transcript).unwrap();
+        file.write_all(b"{\"type\":\"assistant\"}\n").unwrap();
+        let mut watcher = notify::recommended_watcher(|_| {}).unwrap();
+
+        assert!(
+            session.watch_folders(&mut watcher),
+            "the project folder is newly watched"
+        );
+        assert!(session.watched.contains(&logs));
+        let length = fs::metadata(&transcript).unwrap().len();
+        assert!(first_read < length);
+        assert_eq!(read_up_to(&session, &transcript), length, "the append is read");
+    }
+
+    #[test]
+    fn a_folder_already_watched_is_not_watched_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let (logs, state) = (dir.path().join("project"), dir.path().join("state"));
+        fs::create_dir_all(&logs).unwrap();
+        fs::create_dir_all(state.join("mailbox")).unwrap();
+        let transcript = logs.join("s.jsonl");
+        fs::write(&transcript, b"{\"type\":\"user\"}\n").unwrap();
+        let mut session = session_bound_to(&transcript, &state);
+        let mut watcher = notify::recommended_watcher(|_| {}).unwrap();
+
+        assert!(session.watch_folders(&mut watcher));
+        assert!(!session.watch_folders(&mut watcher), "nothing new to watch");
+    }
+}
