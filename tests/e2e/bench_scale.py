@@ -2,7 +2,7 @@
 """What the bar costs with many agents, the way heavy users run them (a bench, not a test).
 
   python3 tests/e2e/bench_scale.py [--agents 8,16,32,64,128] [--tabs 1,4,8] [--view-tab N|last] [--seconds 10] [--rounds 3]
-                                   [--latency-turns 20] [--latency-at 32x4]
+                                   [--latency-turns 20] [--latency-at 32x4] [--scrollback N] [--tour] [--pairs 1]
 
 For every (agents, tabs) pair two zellij sessions run side by side, in the
 same run, with the same panes: N simulated Claude Code agents
@@ -13,7 +13,10 @@ turns), a probe agent and a quiet shell pane, spread over the tabs. One session
 has the bar in every tab, the other the same layout without it. CPU is
 sampled over `rounds` windows, both sessions in every window (the order
 alternates); the added cost of a window is the bar session's CPU minus the
-other's, and the figure is the median of the windows.
+other's, and the figure is the median of the windows. With `--pairs K`,
+K pairs of sessions are started one after the other and the medians over
+the pairs given too: zellij sometimes starts 64 agents 35-50 MiB higher,
+with or without the bar, so one pair's RSS can be off either way.
 
 CPU of a session = the zellij server (all its threads, and the processes it
 started and reaped: host runs), the zellij client, and the live processes the
@@ -234,7 +237,7 @@ def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1, scrollback=Non
         windows, peaks = measure_cpu(bare, bar, seconds, rounds)
         added = statistics.median(b - a for b, a in windows)
         spread = (min(b - a for b, a in windows), max(b - a for b, a in windows))
-        result = {"agents": agents, "tabs": tabs, "added": added, "spread": spread,
+        result = {"agents": agents, "tabs": tabs, "view": view_tab, "added": added, "spread": spread,
                   "bar": statistics.median(b for b, _ in windows), "bare": statistics.median(a for _, a in windows),
                   # Both servers' memory grows with their panes' scrollback
                   # (~0.7 MiB/s at 64 agents, unless --scrollback bounds
@@ -255,6 +258,19 @@ def run(agents, tabs, seconds, rounds, latency_turns, view_tab=1, scrollback=Non
                 os.unlink(f)
 
 
+def print_pair(r, rounds):
+    print(f"{r['agents']:3d} agents, {r['tabs']} tab(s), tab {r['view']} viewed: bar adds {r['added']:+5.1f} % of a core "
+          f"(windows {r['spread'][0]:+.1f} .. {r['spread'][1]:+.1f}; "
+          f"zellij with bar {r['bar']:.1f} %, without {r['bare']:.1f} %; median of {rounds} windows); "
+          f"server peak RSS {r['rss_bar']:.0f} MiB with the bar, {r['rss_bare']:.0f} MiB without, "
+          f"the bar adds {r['rss_added']:+.1f} MiB (windows {r['rss_spread'][0]:+.1f} .. {r['rss_spread'][1]:+.1f})",
+          flush=True)
+
+
+def listed(pairs, key):
+    return ", ".join(f"{p[key]:+.1f}" for p in pairs)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--agents", default="8,16,32,64")
@@ -268,6 +284,10 @@ def main():
     ap.add_argument("--scrollback", type=int, default=None,
                     help="zellij's scroll_buffer_size in both sessions: a bounded scrollback keeps both servers' "
                          "RSS flat, so their difference is the bar's alone (default: zellij's 10,000 lines)")
+    ap.add_argument("--pairs", type=int, default=1,
+                    help="session pairs per layout, each started afresh: the figures are then the medians over the "
+                         "pairs (zellij itself sometimes starts 64 agents ~35-50 MiB higher, with or without the bar; "
+                         "one pair can land that on either side)")
     ap.add_argument("--tour", action="store_true",
                     help="before measuring, the clients view every tab in turn (a copy of the bar grows when "
                          "its tab is first viewed)")
@@ -277,14 +297,16 @@ def main():
         for agents in [int(n) for n in a.agents.split(",")]:
             lat = a.latency_turns if f"{agents}x{tabs}" == a.latency_at else 0
             view = tabs if a.view_tab == "last" else min(int(a.view_tab), tabs)
-            r = run(agents, tabs, a.seconds, a.rounds, lat, view, a.scrollback, a.tour)
+            pairs = []
+            for k in range(a.pairs):
+                pairs.append(run(agents, tabs, a.seconds, a.rounds, lat if k == 0 else 0, view, a.scrollback, a.tour))
+                print_pair(pairs[-1], a.rounds)
+            r = {**pairs[0], "added": statistics.median(p["added"] for p in pairs),
+                 "rss_added": statistics.median(p["rss_added"] for p in pairs)}
+            if a.pairs > 1:
+                print(f"    over {a.pairs} pairs: bar adds {r['added']:+.1f} % of a core (pairs {listed(pairs, 'added')}), "
+                      f"RSS {r['rss_added']:+.1f} MiB (pairs {listed(pairs, 'rss_added')})", flush=True)
             rows.append(r)
-            print(f"{agents:3d} agents, {tabs} tab(s), tab {view} viewed: bar adds {r['added']:+5.1f} % of a core "
-                  f"(windows {r['spread'][0]:+.1f} .. {r['spread'][1]:+.1f}; "
-                  f"zellij with bar {r['bar']:.1f} %, without {r['bare']:.1f} %; median of {a.rounds} windows); "
-                  f"server peak RSS {r['rss_bar']:.0f} MiB with the bar, {r['rss_bare']:.0f} MiB without, "
-                  f"the bar adds {r['rss_added']:+.1f} MiB (windows {r['rss_spread'][0]:+.1f} .. {r['rss_spread'][1]:+.1f})",
-                  flush=True)
             if lat:
                 print(f"    under load: transcript append -> bar {fmt(r['transcript'])}", flush=True)
                 print(f"    under load: banner printed -> bar, viewed tab {fmt(r['banner']['banner'])}", flush=True)
