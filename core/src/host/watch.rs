@@ -612,23 +612,29 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    /// A session with one transcript bound to pane 1, read once (as a bind
-    /// reads it), its folder not watched yet.
-    fn session_bound_to(transcript: &Path, state: &Path) -> Session {
+    /// A session in `dir` with one transcript (one user line) bound to
+    /// pane 1, read once (as a bind reads it), its folder not watched yet;
+    /// and the transcript's path.
+    fn session_bound_in(dir: &Path) -> (Session, PathBuf) {
+        let (logs, state) = (dir.join("project"), dir.join("state"));
+        fs::create_dir_all(&logs).unwrap();
+        fs::create_dir_all(state.join("mailbox")).unwrap();
+        let transcript = logs.join("s.jsonl");
+        fs::write(&transcript, b"{\"type\":\"user\"}\n").unwrap();
         let mut session = Session {
             name: "watch-test".into(),
             agents: BTreeMap::new(),
-            state_folder: state.to_path_buf(),
+            mailbox: Mailbox::open(&state.join("mailbox")).unwrap(),
+            state_folder: state,
             status_files: HashMap::new(),
-            transcripts: BTreeMap::from([(1, transcript.to_path_buf())]),
+            transcripts: BTreeMap::from([(1, transcript.clone())]),
             tracked: HashMap::new(),
             pushed: BTreeMap::new(),
             watched: BTreeSet::new(),
-            mailbox: Mailbox::open(&state.join("mailbox")).unwrap(),
             processes: ProcessScan::default(),
         };
-        session.track(transcript);
-        session
+        session.track(&transcript);
+        (session, transcript)
     }
 
     fn read_up_to(session: &Session, transcript: &Path) -> u64 {
@@ -638,12 +644,7 @@ mod tests {
     #[test]
     fn a_log_appended_before_its_folder_is_watched_is_read_when_the_watch_begins() {
         let dir = tempfile::tempdir().unwrap();
-        let (logs, state) = (dir.path().join("project"), dir.path().join("state"));
-        fs::create_dir_all(&logs).unwrap();
-        fs::create_dir_all(state.join("mailbox")).unwrap();
-        let transcript = logs.join("s.jsonl");
-        fs::write(&transcript, b"{\"type\":\"user\"}\n").unwrap();
-        let mut session = session_bound_to(&transcript, &state);
+        let (mut session, transcript) = session_bound_in(dir.path());
         let first_read = read_up_to(&session, &transcript);
         // The agent appends between the bind's read and the watch: no
         // inotify event will ever tell of it.
@@ -655,7 +656,7 @@ mod tests {
             session.watch_folders(&mut watcher),
             "the project folder is newly watched"
         );
-        assert!(session.watched.contains(&logs));
+        assert!(session.watched.contains(transcript.parent().unwrap()));
         let length = fs::metadata(&transcript).unwrap().len();
         assert!(first_read < length);
         assert_eq!(read_up_to(&session, &transcript), length, "the append is read");
@@ -664,12 +665,7 @@ mod tests {
     #[test]
     fn a_folder_already_watched_is_not_watched_twice() {
         let dir = tempfile::tempdir().unwrap();
-        let (logs, state) = (dir.path().join("project"), dir.path().join("state"));
-        fs::create_dir_all(&logs).unwrap();
-        fs::create_dir_all(state.join("mailbox")).unwrap();
-        let transcript = logs.join("s.jsonl");
-        fs::write(&transcript, b"{\"type\":\"user\"}\n").unwrap();
-        let mut session = session_bound_to(&transcript, &state);
+        let (mut session, _) = session_bound_in(dir.path());
         let mut watcher = notify::recommended_watcher(|_| {}).unwrap();
 
         assert!(session.watch_folders(&mut watcher));
