@@ -168,9 +168,10 @@ pub struct Candidate {
     pub modified: u64,
 }
 
-/// Binds every agent of the session.
-pub fn bind_all(session: &str, agents: &BTreeMap<u32, AgentProcess>) -> BTreeMap<u32, Binding> {
-    let claims: Vec<Claim> = agents.values().map(|a| claim(session, a)).collect();
+/// Binds every agent of the session; `state`: the session's state folder,
+/// made and checked (its hook records; `None`: there are none to read).
+pub fn bind_all(state: Option<&Path>, agents: &BTreeMap<u32, AgentProcess>) -> BTreeMap<u32, Binding> {
+    let claims: Vec<Claim> = agents.values().map(|a| claim(state, a)).collect();
     claims
         .iter()
         .zip(agents.values())
@@ -186,15 +187,15 @@ pub fn bind_all(session: &str, agents: &BTreeMap<u32, AgentProcess>) -> BTreeMap
 
 /// Binds one agent, given every agent of the session. Its own session
 /// usually names its transcript: the neighbours are read only when not.
-pub fn bind_one(session: &str, pane: u32, agents: &BTreeMap<u32, AgentProcess>) -> Binding {
+pub fn bind_one(state: Option<&Path>, pane: u32, agents: &BTreeMap<u32, AgentProcess>) -> Binding {
     let Some(agent) = agents.get(&pane) else {
         return Binding::Unbound;
     };
-    let own = claim(session, agent);
+    let own = claim(state, agent);
     if let Some(path) = own.exact {
         return Binding::Exact(path);
     }
-    let claims: Vec<Claim> = agents.values().map(|a| claim(session, a)).collect();
+    let claims: Vec<Claim> = agents.values().map(|a| claim(state, a)).collect();
     let Some(me) = claims.iter().find(|c| c.pane == pane) else {
         return Binding::Unbound;
     };
@@ -228,15 +229,18 @@ pub fn decide(me: &Claim, all: &[Claim], files: &[Candidate]) -> Binding {
 }
 
 /// What the agent's own session says about its transcript: its status
-/// file's session id, a hook's record, or the log the process holds open.
-pub fn claim(session: &str, agent: &AgentProcess) -> Claim {
+/// file's session id, a hook's record (in the session's state folder
+/// `state`), or the log the process holds open.
+pub fn claim(state: Option<&Path>, agent: &AgentProcess) -> Claim {
     let folder = agent.project_folder();
     let session_id = agent.status().and_then(|s| s.session_id);
     let by_session = folder
         .as_ref()
         .zip(session_id.as_ref())
         .map(|(f, id)| f.join(format!("{id}.jsonl")));
-    let by_hook = HookRecord::read(session, agent.pane).map(|r| r.transcript_path);
+    let by_hook = state
+        .and_then(|folder| HookRecord::read_file(&HookRecord::path_in(folder, agent.pane)))
+        .map(|r| r.transcript_path);
     let held_open = || match agent.kind.log().holds_its_log_open() {
         true => folder.as_deref().and_then(|f| open_transcript(agent, f)),
         false => None,

@@ -29,7 +29,8 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
         bail!("no zellij session: pass --session or run inside zellij");
     };
     let agents = find_agents(&session);
-    let mut bindings = binding::bind_all(&session, &agents);
+    let state = super::state::session_folder(&session).ok();
+    let mut bindings = binding::bind_all(state.as_deref(), &agents);
     let at = now_ms();
     let mut panes: Vec<u32> = wanted.to_vec();
     panes.extend(agents.keys().filter(|p| wanted.is_empty() || wanted.contains(p)));

@@ -262,17 +262,19 @@ impl Session {
     /// name first and its kind looked up only for logs kept in a database.
     fn logs_changed_by(&self, file: &Path) -> Vec<PathBuf> {
         let name = file.file_name();
-        let changed = |log: &PathBuf| {
+        let changed = |(pane, log): &(&u32, &PathBuf)| {
             if log.file_name() == name && log.as_path() == file {
                 return true;
             }
-            let store = match self.tracked.get(log) {
-                Some(tracked) => tracked.kind.log().store(),
-                None => report::kind_of_transcript(log).log().store(),
-            };
+            let kind = self.agents.get(pane).map(|agent| agent.kind);
+            let store = kind.unwrap_or_else(|| report::kind_of_transcript(log)).log().store();
             store.is_some_and(|s| s.changed_by(log, file))
         };
-        self.transcripts.values().filter(|log| changed(log)).cloned().collect()
+        self.transcripts
+            .iter()
+            .filter(changed)
+            .map(|(_, log)| log.clone())
+            .collect()
     }
 
     /// The tracked logs that are kept in a database.
@@ -375,13 +377,13 @@ impl Session {
 
     /// True when one pane's binding would move (its session id changed).
     fn binding_moved(&self, pane: u32) -> bool {
-        let path = binding::bind_one(&self.name, pane, &self.agents).into_path();
+        let path = binding::bind_one(Some(&self.state_folder), pane, &self.agents).into_path();
         path.as_ref() != self.transcripts.get(&pane)
     }
 
     /// Binds every known agent afresh and follows the bound transcripts.
     fn bind_all(&mut self) {
-        self.transcripts = binding::bind_all(&self.name, &self.agents)
+        self.transcripts = binding::bind_all(Some(&self.state_folder), &self.agents)
             .into_iter()
             .filter_map(|(pane, binding)| Some((pane, binding.into_path()?)))
             .collect();
