@@ -40,7 +40,7 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
         Some(agent) => Job::Agent(
             agent.clone(),
             bindings.remove(&pane).and_then(Binding::into_path),
-            record_mark(&session, agent),
+            state.as_deref().and_then(|folder| record_mark_in(folder, agent)),
         ),
         // A pane no agent runs in may be a program that reports itself.
         None => Job::Plain(super::reported::last_report(&session, pane).unwrap_or(PaneReport {
@@ -184,17 +184,10 @@ fn pane_report(agent: &AgentProcess, transcript: Option<PathBuf>, mark: Option<V
 
 /// The mark of a turn's end that the pane's hook record leaves, for an
 /// agent whose turn-end report may be lost on its way
-/// ([`crate::agent::AgentHooks::record_verdict`]).
-pub fn record_mark(session: &str, agent: &AgentProcess) -> Option<Verdict> {
-    mark_of(HookRecord::read(session, agent.pane)?, agent)
-}
-
-/// [`record_mark`] from the session's state folder, made and checked.
+/// ([`crate::agent::AgentHooks::record_verdict`]); `folder`: the session's
+/// state folder, made and checked.
 pub fn record_mark_in(folder: &Path, agent: &AgentProcess) -> Option<Verdict> {
-    mark_of(HookRecord::read_file(&HookRecord::path_in(folder, agent.pane))?, agent)
-}
-
-fn mark_of(record: HookRecord, agent: &AgentProcess) -> Option<Verdict> {
+    let record = HookRecord::read_file(&HookRecord::path_in(folder, agent.pane))?;
     agent.kind.hooks().record_verdict(&record.event, record.at)
 }
 
