@@ -259,7 +259,8 @@ impl Session {
     /// the logs a database it belongs to keeps).
     ///
     /// Every write of every agent asks this, so a log file is matched by its
-    /// name first and its kind looked up only for logs kept in a database.
+    /// name first, and another log's kind is its pane's agent's (a lookup by
+    /// pane id: no path is hashed per bound log per event).
     fn logs_changed_by(&self, file: &Path) -> Vec<PathBuf> {
         let name = file.file_name();
         let changed = |(pane, log): &(&u32, &PathBuf)| {
