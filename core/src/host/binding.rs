@@ -116,6 +116,12 @@ impl HookRecord {
         HookRecord::read_file(&HookRecord::path(session, pane)?)
     }
 
+    /// The pane's record in a session's state folder already made and
+    /// checked (the watcher's, a `status` run's).
+    pub fn read_in(folder: &Path, pane: u32) -> Option<HookRecord> {
+        HookRecord::read_file(&HookRecord::path_in(folder, pane))
+    }
+
     /// The record in this file, if a hook wrote a readable one.
     pub fn read_file(path: &Path) -> Option<HookRecord> {
         let bytes = super::files::read_capped(path, 1 << 20).ok()?;
@@ -239,7 +245,7 @@ pub fn claim(state: Option<&Path>, agent: &AgentProcess) -> Claim {
         .zip(session_id.as_ref())
         .map(|(f, id)| f.join(format!("{id}.jsonl")));
     let by_hook = state
-        .and_then(|folder| HookRecord::read_file(&HookRecord::path_in(folder, agent.pane)))
+        .and_then(|folder| HookRecord::read_in(folder, agent.pane))
         .map(|r| r.transcript_path);
     let held_open = || match agent.kind.log().holds_its_log_open() {
         true => folder.as_deref().and_then(|f| open_transcript(agent, f)),

@@ -187,7 +187,7 @@ fn pane_report(agent: &AgentProcess, transcript: Option<PathBuf>, mark: Option<V
 /// ([`crate::agent::AgentHooks::record_verdict`]); `folder`: the session's
 /// state folder, made and checked.
 pub fn record_mark_in(folder: &Path, agent: &AgentProcess) -> Option<Verdict> {
-    let record = HookRecord::read_file(&HookRecord::path_in(folder, agent.pane))?;
+    let record = HookRecord::read_in(folder, agent.pane)?;
     agent.kind.hooks().record_verdict(&record.event, record.at)
 }
 
