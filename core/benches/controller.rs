@@ -7,6 +7,7 @@
 //! zellij: these paths must stay small and independent of the agent count.
 //!
 //! `cargo bench -p turnstile-core --bench controller`
+//! (`TURNSTILE_BENCH_AGENTS=128 cargo bench …` for another agent count)
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use std::collections::BTreeMap;
@@ -17,7 +18,15 @@ use turnstile_core::mailbox::{self, Folder};
 use turnstile_core::protocol::{AgentBinding, HostReport, PaneReport, PaneSummary, SyncRows, PIPE_PUSH, PIPE_SYNC};
 use turnstile_core::verdict::{Source, State, Verdict};
 
-const AGENTS: u32 = 64;
+/// The agents in the session: 64, or `TURNSTILE_BENCH_AGENTS` (at 128 each
+/// path is to cost what it costs at 64: a per-event cost that grows with
+/// the agents makes the bar's cost grow with their square).
+fn agents_n() -> u32 {
+    std::env::var("TURNSTILE_BENCH_AGENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64)
+}
 const TABS: usize = 8;
 const URL: &str = "file:/turnstile.wasm";
 const T0: u64 = 1_000_000;
@@ -85,9 +94,9 @@ impl Screens for Mailbox {
     }
 }
 
-/// 64 agent panes (ids 100..) over 8 tabs and a bar copy (ids 1..=8) in each.
+/// The agent panes (ids 100..) over 8 tabs and a bar copy (ids 1..=8) in each.
 fn pane_list() -> Vec<PaneEntry> {
-    let agents = (0..AGENTS).map(|i| PaneEntry {
+    let agents = (0..agents_n()).map(|i| PaneEntry {
         id: 100 + i,
         tab: i as usize % TABS,
         title: format!("agent-{i}"),
@@ -141,7 +150,7 @@ fn copy_and_effects(me: u32) -> (Controller, Vec<Effect>) {
         .collect();
     effects.extend(c.handle(Event::Tabs(tabs), T0, &mut NoScreens));
     effects.extend(c.handle(Event::Panes(pane_list()), T0, &mut NoScreens));
-    let all: Vec<PaneReport> = (0..AGENTS).map(|i| report(100 + i, State::Working, T0)).collect();
+    let all: Vec<PaneReport> = (0..agents_n()).map(|i| report(100 + i, State::Working, T0)).collect();
     effects.extend(c.handle(push(&all), T0, &mut NoScreens));
     (c, effects)
 }
@@ -149,7 +158,7 @@ fn copy_and_effects(me: u32) -> (Controller, Vec<Effect>) {
 fn bench_events(c: &mut Criterion) {
     let mut leader = copy(1);
     let mut n = 0u64;
-    c.bench_function("controller/leader takes a pushed report (64 agents, 8 tabs)", |b| {
+    c.bench_function("controller/leader takes a pushed report", |b| {
         b.iter(|| {
             n += 1;
             let state = if n.is_multiple_of(2) {
@@ -157,7 +166,7 @@ fn bench_events(c: &mut Criterion) {
             } else {
                 State::Done
             };
-            let pane = 100 + (n % u64::from(AGENTS)) as u32;
+            let pane = 100 + (n % u64::from(agents_n())) as u32;
             leader.handle(push(&[report(pane, state, T0 + n)]), T0 + n, &mut NoScreens)
         })
     });
@@ -199,7 +208,7 @@ fn looking_leader(mailbox: &mut Mailbox) -> Controller {
 
 fn bench_looks(c: &mut Criterion) {
     let mut mailbox = Mailbox::default();
-    for i in 0..AGENTS {
+    for i in 0..agents_n() {
         mailbox.post(&report(100 + i, State::Working, T0));
     }
     let mut leader = looking_leader(&mut mailbox);
@@ -215,7 +224,7 @@ fn bench_looks(c: &mut Criterion) {
                 } else {
                     State::Done
                 };
-                mailbox.post(&report(100 + (now % u64::from(AGENTS)) as u32, state, now));
+                mailbox.post(&report(100 + (now % u64::from(agents_n())) as u32, state, now));
             }
             let started = Instant::now();
             black_box(leader.handle(Event::Timer, now, &mut mailbox));

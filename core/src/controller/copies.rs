@@ -249,23 +249,19 @@ impl Controller {
         }
         let mut changes = Vec::with_capacity(touched.len());
         for id in touched {
-            match self.table.drawn_row(*id) {
-                Some(row) => changes.push(row),
-                // A pane that left the rows.
-                None if self.rows_sent.iter().any(|r| r.pane == *id) => return self.broadcast_changes(),
-                None => {}
+            let slot = self.rows_sent.iter().position(|r| r.pane == *id);
+            match (self.table.drawn_row(*id), slot) {
+                (Some(row), Some(slot)) if row != self.rows_sent[slot] => changes.push((slot, row)),
+                (Some(_), Some(_)) | (None, None) => {}
+                // A pane that joined or left the rows.
+                _ => return self.broadcast_changes(),
             }
         }
-        let mut rows = self.rows_sent.clone();
-        match put_changes(&mut rows, changes) {
-            // A pane that joined the rows.
-            None => self.broadcast_changes(),
-            Some(true) => {
-                self.all_followers_stale();
-                self.send_rows(rows);
-            }
-            Some(false) => {}
+        if changes.is_empty() {
+            return;
         }
+        self.all_followers_stale();
+        self.send_changes(changes);
     }
 
     /// Every other copy is to get the rows again.
@@ -285,35 +281,67 @@ impl Controller {
     /// those that hold the last rows sent, all of them to the others.
     fn send_rows(&mut self, rows: Vec<PaneSummary>) {
         let panes = pane_set_key(&rows);
-        let due: Vec<u32> = self
-            .role
-            .followers()
-            .iter()
-            .filter(|f| self.stale_followers.contains(&f.id))
-            // A copy whose pane set is out of date gets the rows at once,
-            // viewed or not: it would show "no agent panes" (or panes long
-            // gone) for a moment when its tab is viewed.
-            .filter(|f| self.viewed_tabs.contains(&f.tab) || !self.synced_panes.contains(&(f.id, panes)))
-            .map(|f| f.id)
-            .collect();
+        let due = self.due_copies(panes);
         if due.is_empty() {
             self.rows_lag |= rows != self.rows_sent;
             return;
         }
+        let change = changed_rows(&self.rows_sent, &rows);
+        self.rows_sent = rows;
+        self.rows_sent_key = panes;
+        self.deliver(due, change, panes);
+    }
+
+    /// [`Controller::send_rows`] for rows that differ from the last sent in
+    /// these slots only (`(slot, row)`), at the cost of the change: the
+    /// rows sent are updated in place, not built and compared whole. A
+    /// renamed pane changes the set of panes, so it sends the whole rows.
+    fn send_changes(&mut self, changes: Vec<(usize, PaneSummary)>) {
+        if changes.iter().any(|(slot, row)| self.rows_sent[*slot].name != row.name) {
+            let mut rows = self.rows_sent.clone();
+            for (slot, row) in changes {
+                rows[slot] = row;
+            }
+            return self.send_rows(rows);
+        }
+        let panes = self.rows_sent_key;
+        let due = self.due_copies(panes);
+        if due.is_empty() {
+            self.rows_lag = true;
+            return;
+        }
+        let mut changed = Vec::with_capacity(changes.len());
+        for (slot, row) in changes {
+            changed.push(row.clone());
+            self.rows_sent[slot] = row;
+        }
+        self.deliver(due, Some(changed), panes);
+    }
+
+    /// The stale copies that are to get the rows now: those in a viewed
+    /// tab, and any whose pane set (`panes`) is out of date, viewed or not:
+    /// it would show "no agent panes" (or panes long gone) for a moment
+    /// when its tab is viewed.
+    fn due_copies(&self, panes: u64) -> Vec<u32> {
+        self.role
+            .followers()
+            .iter()
+            .filter(|f| self.stale_followers.contains(&f.id))
+            .filter(|f| self.viewed_tabs.contains(&f.tab) || !self.synced_panes.contains(&(f.id, panes)))
+            .map(|f| f.id)
+            .collect()
+    }
+
+    /// Sends the rows now sent (`rows_sent`, whose pane set is `panes`) to
+    /// the `due` copies: `change` (the rows that differ from the last sent;
+    /// `None`: the panes differ) to those that hold the last rows, all of
+    /// them to the others.
+    fn deliver(&mut self, due: Vec<u32>, change: Option<Vec<PaneSummary>>, panes: u64) {
         let rules = self.rules.check_sum();
         let base = self.synced_seq;
         self.synced_seq += 1;
         let seq = self.synced_seq;
-        let full = || {
-            serde_json::to_string(&SyncRows {
-                seq,
-                base: None,
-                rows: rows.clone(),
-                rules,
-            })
-            .ok()
-        };
-        let change = changed_rows(&self.rows_sent, &rows).and_then(|rows| {
+        let change = change.and_then(|rows| {
             serde_json::to_string(&SyncRows {
                 seq,
                 base: Some(base),
@@ -322,6 +350,15 @@ impl Controller {
             })
             .ok()
         });
+        let full = || {
+            serde_json::to_string(&SyncRows {
+                seq,
+                base: None,
+                rows: self.rows_sent.clone(),
+                rules,
+            })
+            .ok()
+        };
         let (mut full_payload, current) = (None, std::mem::take(&mut self.current_copies));
         for copy in due {
             let payload = match (&change, current.contains(&copy)) {
@@ -341,7 +378,6 @@ impl Controller {
                 payload,
             });
         }
-        self.rows_sent = rows;
         self.rows_lag = false;
     }
 }
@@ -384,7 +420,7 @@ fn pane_list_key(panes: &[PaneEntry]) -> u64 {
 
 /// A key of the set of agent panes (ids and names) the rows show: FNV-1a
 /// over them, so a copy's last set is one number to compare.
-fn pane_set_key(rows: &[PaneSummary]) -> u64 {
+pub(super) fn pane_set_key(rows: &[PaneSummary]) -> u64 {
     crate::text::fnv1a(
         rows.iter()
             .flat_map(|r| r.pane.to_le_bytes().into_iter().chain(r.name.bytes()).chain([0])),

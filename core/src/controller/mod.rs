@@ -163,6 +163,8 @@ pub struct Controller {
     /// The rows the leader sent last (as sent), and the copies that hold
     /// them: they are sent only the rows that change.
     rows_sent: Vec<PaneSummary>,
+    /// The key of the pane set `rows_sent` shows (`copies::pane_set_key`).
+    rows_sent_key: u64,
     /// The table changed since the rows were last sent, and no copy was
     /// due to get them (the next rows are built from the whole table).
     rows_lag: bool,
@@ -255,6 +257,7 @@ impl Controller {
             synced: Vec::new(),
             synced_seq: 0,
             rows_sent: Vec::new(),
+            rows_sent_key: copies::pane_set_key(&[]),
             rows_lag: false,
             current_copies: BTreeSet::new(),
             host: HostRuns::default(),

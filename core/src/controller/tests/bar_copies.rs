@@ -490,6 +490,109 @@ fn the_viewed_copy_is_sent_only_changed_rows_and_catches_up_after_a_lost_one() {
     assert_eq!(follower.c.synced, drawn_rows(&leader));
 }
 
+/// One step of a leader (copy 1, tab 0) and a follower (copy 5, tab 1).
+#[derive(Debug, Clone)]
+enum SyncStep {
+    /// A report for pane 1 or 2: state index, source index.
+    Push(u32, usize, usize),
+    /// Time passes: a timer fires in both copies.
+    Wait(Millis),
+    /// Which tabs a client views: the leader's, the follower's.
+    View(bool, bool),
+    /// A pane list where pane 1 or 2 has another title.
+    Rename(u32, u8),
+}
+
+fn sync_step() -> impl Strategy<Value = SyncStep> {
+    prop_oneof![
+        4 => (1..=2u32, 0..6usize, 0..4usize).prop_map(|(p, s, src)| SyncStep::Push(p, s, src)),
+        2 => (0..3_000u64).prop_map(SyncStep::Wait),
+        1 => (any::<bool>(), any::<bool>()).prop_map(|(a, b)| SyncStep::View(a, b)),
+        1 => (1..=2u32, 0..3u8).prop_map(|(p, n)| SyncStep::Rename(p, n)),
+    ]
+}
+
+/// Hands each copy's messages to the other until neither sends one.
+fn exchange(leader: &mut Rig, follower: &mut Rig, mut from_leader: Vec<Effect>, mut from_follower: Vec<Effect>) {
+    let to = |copy: u32, effects: &[Effect]| -> Vec<(String, String)> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::SendToCopy { copy: c, name, payload } if *c == copy => {
+                    Some((name.to_string(), payload.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    for _ in 0..8 {
+        let (to_follower, to_leader) = (to(5, &from_leader), to(1, &from_follower));
+        if to_follower.is_empty() && to_leader.is_empty() {
+            return;
+        }
+        from_follower = to_follower
+            .iter()
+            .flat_map(|(name, payload)| follower.send(pipe(name, PipeFrom::Plugin(1), payload)))
+            .collect();
+        from_leader = to_leader
+            .iter()
+            .flat_map(|(name, payload)| leader.send(pipe(name, PipeFrom::Plugin(5), payload)))
+            .collect();
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// The rows travel as changes to what the follower holds: whatever
+    /// happens, a follower in a viewed tab draws what the leader's table
+    /// shows once their messages are handed over.
+    #[test]
+    fn a_viewed_follower_always_holds_the_leaders_rows(steps in proptest::collection::vec(sync_step(), 1..60)) {
+        let mut leader = Rig::new(1, &[]);
+        let mut follower = Rig::new(5, &[]);
+        let mut titles = [String::from("a"), String::from("b")];
+        let panes = |titles: &[String; 2]| {
+            let mut panes = vec![terminal(1, 0, &titles[0], true), terminal(2, 0, &titles[1], false)];
+            panes.extend([copy(1, 0), copy(5, 1)]);
+            panes
+        };
+        let tabs = |a: bool, b: bool| Event::Tabs(vec![TabView { position: 0, viewed: a }, TabView { position: 1, viewed: b }]);
+        let mut viewed = true;
+        let (l, f) = (leader.send(tabs(false, true)), follower.send(tabs(false, true)));
+        exchange(&mut leader, &mut follower, l, f);
+        let (l, f) = (leader.send(Event::Panes(panes(&titles))), follower.send(Event::Panes(panes(&titles))));
+        exchange(&mut leader, &mut follower, l, f);
+        const SOURCES: [Source; 4] = [Source::Transcript, Source::Hook, Source::Session, Source::Screen];
+        const STATES: [State; 6] = [State::Working, State::Done, State::Waiting, State::Failed, State::Interrupted, State::Idle];
+        for (i, step) in steps.iter().enumerate() {
+            let (l, f) = match step {
+                SyncStep::Push(pane, state, source) => {
+                    let answer = (STATES[*state] == State::Done).then_some("an answer");
+                    let at = leader.now + i as Millis;
+                    (leader.push(&[report(*pane, STATES[*state], SOURCES[*source], at, answer)]), vec![])
+                }
+                SyncStep::Wait(ms) => {
+                    let at = leader.now + ms;
+                    (leader.timer_at(at), follower.timer_at(at))
+                }
+                SyncStep::View(a, b) => {
+                    viewed = *b;
+                    (leader.send(tabs(*a, *b)), follower.send(tabs(*a, *b)))
+                }
+                SyncStep::Rename(pane, n) => {
+                    titles[*pane as usize - 1] = format!("{}{n}", ["a", "b"][*pane as usize - 1]);
+                    (leader.send(Event::Panes(panes(&titles))), follower.send(Event::Panes(panes(&titles))))
+                }
+            };
+            exchange(&mut leader, &mut follower, l, f);
+            if viewed {
+                prop_assert_eq!(&follower.c.synced, &drawn_rows(&leader), "after step {}: {:?}", i, step);
+            }
+        }
+    }
+}
+
 /// The `turnstile pull` runs among `effects`: their argv and context.
 fn pulls(effects: &[Effect]) -> Vec<(Vec<String>, BTreeMap<String, String>)> {
     effects
