@@ -202,12 +202,22 @@ pub fn head(folder: &mut dyn Folder) -> io::Result<Option<Head>> {
     Ok(Head::parse(&bytes))
 }
 
+/// Most of the journal read at once: a reader holds at most this much of
+/// it (and the reports in it), however long the journal (up to
+/// [`JOURNAL_LIMIT`] and more) and however many panes. At 64 agents a
+/// whole generation read at once was 40 KB of reports, handed to the
+/// leader in one pull's output: its wasm memory grew for good (zellij
+/// keeps every page of it resident), and zellij's own buffers for it too.
+pub const READ_BYTES: u64 = 16 << 10;
+
 /// What is newer than `after`: `None` when the head has not moved (one
 /// small read) or is being rewritten, else the reports newer than `after`
-/// and the newest number seen. The journal is read from `cursor` when it
-/// is the head's generation. A mailbox whose head is older than `after`
-/// belongs to a watcher started again under a clock set back: all of it
-/// is new.
+/// and the newest number they reach. The journal is read from `cursor`
+/// when it is the head's generation, [`READ_BYTES`] at a time, and the
+/// answer is the first part that holds news: its number is then that
+/// part's newest, not the head's, and the next read goes on from its
+/// cursor. A mailbox whose head is older than `after` belongs to a
+/// watcher started again under a clock set back: all of it is new.
 pub fn news(folder: &mut dyn Folder, after: u64, cursor: Cursor) -> io::Result<Option<News>> {
     let Some(head) = head(folder)? else {
         return Ok(None);
@@ -217,28 +227,61 @@ pub fn news(folder: &mut dyn Folder, after: u64, cursor: Cursor) -> io::Result<O
     }
     let after = if head.seq < after { 0 } else { after };
     let resume = cursor.generation == head.generation && cursor.offset <= head.len && after > 0;
-    let from = if resume { cursor.offset } else { 0 };
+    let mut from = if resume { cursor.offset } else { 0 };
     if head.len > MAX_JOURNAL_BYTES {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "journal: too large"));
     }
-    let journal = match folder.read_range(&journal_name(head.generation), from, head.len - from) {
-        Ok(bytes) => bytes,
-        // The next generation began meanwhile: the next head names it.
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    if journal.len() as u64 != head.len - from {
-        let what = format!("{}: shorter than its head says", journal_name(head.generation));
-        return Err(io::Error::new(io::ErrorKind::InvalidData, what));
+    loop {
+        let Some(part) = journal_part(folder, head, from)? else {
+            // The next generation began meanwhile: the next head names it.
+            return Ok(None);
+        };
+        from += part.len() as u64;
+        let newest = newest_entries(&part, after);
+        let at_end = from == head.len;
+        if newest.is_empty() && !at_end {
+            continue;
+        }
+        let newest_seq = newest.iter().map(|(s, _, _)| *s).max();
+        let seq = match at_end {
+            true => newest_seq.map_or(head.seq, |s| s.max(head.seq)),
+            false => newest_seq.unwrap_or(after),
+        };
+        let reports = read_reports(folder, newest)?;
+        let cursor = Cursor {
+            generation: head.generation,
+            offset: from,
+        };
+        return Ok(Some(News { seq, reports, cursor }));
     }
-    let newest = newest_entries(&journal, after);
-    let seq = newest.iter().map(|(s, _, _)| *s).fold(head.seq, u64::max);
-    let reports = read_reports(folder, newest)?;
-    let cursor = Cursor {
-        generation: head.generation,
-        offset: head.len,
-    };
-    Ok(Some(News { seq, reports, cursor }))
+}
+
+/// The whole lines of the journal `head` names from byte `from` on, about
+/// [`READ_BYTES`] of them (more only for a line longer than that); `None`
+/// when the journal is gone (the next generation began).
+fn journal_part(folder: &mut dyn Folder, head: Head, from: u64) -> io::Result<Option<Vec<u8>>> {
+    let name = journal_name(head.generation);
+    let mut want = READ_BYTES;
+    loop {
+        let len = want.min(head.len - from);
+        let mut bytes = match folder.read_range(&name, from, len) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if bytes.len() as u64 != len {
+            let what = format!("{name}: shorter than its head says");
+            return Err(io::Error::new(io::ErrorKind::InvalidData, what));
+        }
+        if from + len == head.len {
+            return Ok(Some(bytes));
+        }
+        if let Some(end) = memchr::memrchr(b'\n', &bytes) {
+            bytes.truncate(end + 1);
+            return Ok(Some(bytes));
+        }
+        want = want.saturating_mul(2);
+    }
 }
 
 /// A journal entry: its change number, name and inline JSON.
@@ -364,6 +407,79 @@ mod tests {
         folder.post(13, 4, true);
         news(&mut folder, next.seq, next.cursor).unwrap().unwrap();
         assert_eq!(folder.reads, 2, "the head, and the journal's new bytes");
+    }
+
+    /// Appends a report of `pane` whose answer is `seq`, inline, padded
+    /// with `pad` bytes.
+    fn post_numbered(folder: &mut Memory, seq: u64, pane: u32, pad: usize) {
+        let json = serde_json::to_vec(&PaneReport {
+            pane,
+            agent: None,
+            verdicts: Vec::new(),
+            answer: Some(format!("{seq}{}", " ".repeat(pad))),
+            since: None,
+        })
+        .unwrap();
+        let line = journal_line(&file_name(seq, pane, false), Some(&json));
+        let journal = folder.files.entry(journal_name(folder.head.generation)).or_default();
+        journal.extend_from_slice(&line);
+        folder.head.seq = seq;
+        folder.head.len = journal.len() as u64;
+        folder.files.insert(HEAD.into(), folder.head.to_bytes());
+    }
+
+    /// Follows the news from `after` and `cursor` until none is left:
+    /// each pane's last answer seen, and the most bytes of reports one read brought.
+    fn follow(folder: &mut Memory, mut after: u64, mut cursor: Cursor) -> (BTreeMap<u32, u64>, usize) {
+        let (mut last, mut most) = (BTreeMap::new(), 0);
+        while let Some(news) = news(folder, after, cursor).unwrap() {
+            let bytes: usize = news.reports.iter().map(|r| serde_json::to_vec(r).unwrap().len()).sum();
+            most = most.max(bytes);
+            for r in &news.reports {
+                let seq = r.answer.as_deref().unwrap().trim().parse().unwrap();
+                assert!(
+                    last.insert(r.pane, seq).is_none_or(|before| before < seq),
+                    "older after newer"
+                );
+            }
+            (after, cursor) = (news.seq, news.cursor);
+        }
+        (last, most)
+    }
+
+    #[test]
+    fn a_long_journal_is_read_a_bounded_part_at_a_time_and_nothing_is_lost() {
+        let mut folder = Memory::default();
+        let mut newest = BTreeMap::new();
+        // 300 panes, each reported twice: about 70 KB, several parts.
+        for seq in 1..=600u64 {
+            let pane = (seq % 300) as u32;
+            post_numbered(&mut folder, seq, pane, 80);
+            newest.insert(pane, seq);
+        }
+        assert!(folder.head.len > 4 * READ_BYTES, "{}", folder.head.len);
+        let (last, most) = follow(&mut folder, 0, Cursor::default());
+        assert_eq!(last, newest, "every pane's newest report arrives");
+        assert!(most as u64 <= READ_BYTES, "{most} bytes of reports in one read");
+        // A pull starts from the journal's beginning with a number: only
+        // what is newer arrives, however far in the journal it is.
+        let (last, _) = follow(&mut folder, 590, Cursor::default());
+        let expected: BTreeMap<u32, u64> = newest
+            .iter()
+            .filter(|(_, s)| **s > 590)
+            .map(|(p, s)| (*p, *s))
+            .collect();
+        assert_eq!(last, expected);
+    }
+
+    #[test]
+    fn a_journal_line_longer_than_a_part_is_read_whole() {
+        let mut folder = Memory::default();
+        post_numbered(&mut folder, 1, 1, 10);
+        post_numbered(&mut folder, 2, 2, 3 * READ_BYTES as usize);
+        post_numbered(&mut folder, 3, 3, 10);
+        let (last, _) = follow(&mut folder, 0, Cursor::default());
+        assert_eq!(last, BTreeMap::from([(1, 1), (2, 2), (3, 3)]));
     }
 
     #[test]

@@ -365,9 +365,7 @@ impl PaneTable {
 
     /// True while any agent pane works or waits (the host is polled then).
     pub fn any_active(&self) -> bool {
-        self.agents()
-            .iter()
-            .any(|p| matches!(p.state(), State::Working | State::Waiting))
+        self.any_agent(|p| matches!(p.state(), State::Working | State::Waiting))
     }
 
     /// The `state` pipe's answer.

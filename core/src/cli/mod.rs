@@ -106,7 +106,9 @@ enum Command {
     },
     /// Pull what the session's watcher posted after change number `--after`,
     /// waiting up to `--wait-ms` for news: {"at", "seq", "panes"} (the bar's
-    /// leader runs it again and again; `seq` is the next `--after`).
+    /// leader runs it again and again; `seq` is the next `--after`). One
+    /// answer holds at most about 16 KiB of the journal: pull again from
+    /// `seq` for the rest.
     Pull {
         /// The number of the newest change already taken (0: everything).
         #[arg(long, default_value_t = 0)]

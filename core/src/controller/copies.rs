@@ -29,9 +29,13 @@ impl Controller {
             self.tell_leader_viewed();
         }
         if became_leader {
-            // Its first pull takes the whole mailbox.
+            // Its first pull takes the whole mailbox, a part at a time
+            // (`mailbox::READ_BYTES`). Without a watcher to pull from, one
+            // `status` run fills the table at once: with one, that run's
+            // answer held every pane's report in one message (40 KB at 64
+            // agents), and the leader's wasm memory grew for good.
             self.pulls = Pulls::default();
-            self.host.wanted = true;
+            self.host.wanted = !self.config.watcher;
             self.start_watcher(now);
             // Leaders tick faster than followers: the first tick is now.
             self.timers.next_tick = now;

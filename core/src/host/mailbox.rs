@@ -258,7 +258,9 @@ impl Folder for Files<'_> {
 }
 
 /// Waits up to `wait` for reports newer than `after` in the mailbox
-/// `folder`, then answers them (maybe none) with the newest number read.
+/// `folder`, then answers them (maybe none) with the newest number read:
+/// one part of the journal ([`crate::mailbox::READ_BYTES`]), the rest
+/// from that number on.
 /// No mailbox yet is no news. Never blocks past `wait`.
 pub fn pull(folder: &Path, after: u64, wait: Duration) -> io::Result<(u64, Vec<PaneReport>)> {
     pull_from(folder, &mut Files(folder), after, wait)
