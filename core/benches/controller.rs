@@ -18,9 +18,9 @@ use turnstile_core::mailbox::{self, Folder};
 use turnstile_core::protocol::{AgentBinding, HostReport, PaneReport, PaneSummary, SyncRows, PIPE_PUSH, PIPE_SYNC};
 use turnstile_core::verdict::{Source, State, Verdict};
 
-/// The agents in the session: 64, or `TURNSTILE_BENCH_AGENTS` (at 128 each
-/// path is to cost what it costs at 64: a per-event cost that grows with
-/// the agents makes the bar's cost grow with their square).
+/// The agents in the session: 64, or `TURNSTILE_BENCH_AGENTS` (compare 128
+/// with 64: a per-event cost that grows with the agents makes the bar's
+/// cost grow with their square).
 fn agents_n() -> u32 {
     std::env::var("TURNSTILE_BENCH_AGENTS")
         .ok()
