@@ -354,9 +354,13 @@ mod tests {
             if !inline {
                 self.files.insert(name.clone(), json.clone());
             }
-            let line = journal_line(&name, inline.then_some(&json[..]));
+            self.append(seq, &journal_line(&name, inline.then_some(&json[..])));
+        }
+
+        /// Appends a journal line of change `seq` and moves the head.
+        fn append(&mut self, seq: u64, line: &[u8]) {
             let journal = self.files.entry(journal_name(self.head.generation)).or_default();
-            journal.extend_from_slice(&line);
+            journal.extend_from_slice(line);
             self.head.seq = seq;
             self.head.len = journal.len() as u64;
             self.files.insert(HEAD.into(), self.head.to_bytes());
@@ -420,12 +424,7 @@ mod tests {
             since: None,
         })
         .unwrap();
-        let line = journal_line(&file_name(seq, pane, false), Some(&json));
-        let journal = folder.files.entry(journal_name(folder.head.generation)).or_default();
-        journal.extend_from_slice(&line);
-        folder.head.seq = seq;
-        folder.head.len = journal.len() as u64;
-        folder.files.insert(HEAD.into(), folder.head.to_bytes());
+        folder.append(seq, &journal_line(&file_name(seq, pane, false), Some(&json)));
     }
 
     /// Follows the news from `after` and `cursor` until none is left:
