@@ -485,6 +485,10 @@ class Permissions(unittest.TestCase):
         tabs = [[("one", demo("one", "done", turns=1))], [("two", demo("two", "done", turns=1))]]
         with Zellij(None, tabs=tabs, before_start=self.leave(os.mkfifo)) as z:
             self.both_tabs_show_their_agents(z, timeout=30)
+            # The FIFO gave way to a lock the copies took turns under: left
+            # in place, every copy would ask at once, and one could read
+            # zellij's permission cache while another's answer rewrites it.
+            self.assertFalse(os.path.lexists(self.lock_path(z)), "the lock was let go once answered")
 
 
 if __name__ == "__main__":
