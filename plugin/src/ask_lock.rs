@@ -37,22 +37,17 @@ impl FileLock {
         Ok(stamp)
     }
 
-    /// Frees the lock's path of what is not a lock; true when the path is
-    /// free now (also when its holder let go meanwhile).
+    /// Frees the lock's path of what is not a lock; true when the path may
+    /// be taken or read again: it is free now (its holder let go), it holds
+    /// a lock another copy made meanwhile, or what stood there was taken
+    /// away. False when that could not be done (a folder with files).
     fn clear_foreign(&self) -> bool {
-        let meta = match fs::symlink_metadata(&self.path) {
-            Ok(meta) => meta,
-            Err(e) => return e.kind() == io::ErrorKind::NotFound,
-        };
-        if meta.is_file() && meta.len() <= MAX_STAMP {
-            return false;
+        match fs::symlink_metadata(&self.path) {
+            Err(e) => e.kind() == io::ErrorKind::NotFound,
+            Ok(meta) if meta.is_file() && meta.len() <= MAX_STAMP => true,
+            Ok(meta) if meta.is_dir() => fs::remove_dir(&self.path).is_ok(),
+            Ok(_) => fs::remove_file(&self.path).is_ok(),
         }
-        let removed = if meta.is_dir() {
-            fs::remove_dir(&self.path)
-        } else {
-            fs::remove_file(&self.path)
-        };
-        removed.is_ok()
     }
 }
 
@@ -141,6 +136,14 @@ mod tests {
         fs::write(&lock.path, "x".repeat(MAX_STAMP as usize + 1)).unwrap();
         assert_eq!(lock.take("1020 1").unwrap(), None);
         assert_eq!(fs::read_to_string(&lock.path).unwrap(), "1020 1");
+    }
+
+    #[test]
+    fn a_lock_made_while_a_fifo_was_cleared_is_read_not_removed() {
+        let (_dir, mut lock) = lock_in_temp();
+        assert_eq!(lock.take("1000 1").unwrap(), None);
+        assert!(lock.clear_foreign(), "another copy's fresh lock: read it again");
+        assert_eq!(fs::read_to_string(&lock.path).unwrap(), "1000 1");
     }
 
     #[test]
