@@ -111,8 +111,18 @@ def _close_open_sessions():
             sys.stderr.write(f"could not close session {z.session}: {e}\n")
 
 
+class Stopped(KeyboardInterrupt):
+    """The run was told to stop (SIGTERM, SIGHUP). unittest records any
+    other exception raised in a test, `SystemExit` too, and goes on to the
+    next test: only an interrupt ends the run."""
+
+    def __init__(self, signum):
+        super().__init__(f"stopped by signal {signum}")
+        self.code = 128 + signum
+
+
 def _exit_on_signal(signum, _frame):
-    sys.exit(128 + signum)  # unwinds: cleanups, `finally` blocks, then atexit
+    raise Stopped(signum)  # unwinds: cleanups, `finally` blocks, then atexit
 
 
 atexit.register(_close_open_sessions)

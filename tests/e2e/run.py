@@ -7,11 +7,16 @@ import os, sys, unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from harness import Stopped  # noqa: E402
 
 
 def main():
     suite = unittest.defaultTestLoader.discover(HERE, pattern="test_*.py")
-    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    try:
+        result = unittest.TextTestRunner(verbosity=2).run(suite)
+    except Stopped as stopped:
+        print(f"e2e: {stopped}", file=sys.stderr)
+        sys.exit(stopped.code)
     failed = len(result.failures) + len(result.errors)
     passed = result.testsRun - failed - len(result.skipped)
     print(f"e2e: {passed} passed, {failed} failed")
