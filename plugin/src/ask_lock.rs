@@ -44,7 +44,7 @@ impl FileLock {
     fn clear_foreign(&self) -> bool {
         match fs::symlink_metadata(&self.path) {
             Err(e) => e.kind() == io::ErrorKind::NotFound,
-            Ok(meta) if meta.is_file() && meta.len() <= MAX_STAMP => true,
+            Ok(meta) if super::is_small_regular(&meta, MAX_STAMP) => true,
             Ok(meta) if meta.is_dir() => fs::remove_dir(&self.path).is_ok(),
             Ok(_) => fs::remove_file(&self.path).is_ok(),
         }

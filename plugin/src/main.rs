@@ -108,13 +108,19 @@ impl TmpFolder {
 /// size.
 fn open_small_regular(path: &Path, what: &str, max: u64) -> io::Result<(std::fs::File, u64)> {
     let meta = std::fs::symlink_metadata(path)?;
-    if !meta.is_file() || meta.len() > max {
+    if !is_small_regular(&meta, max) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("{what}: not a small regular file"),
         ));
     }
     Ok((std::fs::File::open(path)?, meta.len()))
+}
+
+/// True for a regular file (not a link, FIFO, device or folder) of at most
+/// `max` bytes: what the plugin reads.
+fn is_small_regular(meta: &std::fs::Metadata, max: u64) -> bool {
+    meta.is_file() && meta.len() <= max
 }
 
 /// Reads up to `len` bytes from where the file stands (one read, mostly),
