@@ -120,6 +120,11 @@ impl PaneArbiter {
             .is_some_and(|t| t.verdict.candidate == Some(State::Done) && self.fused.state != State::Done)
     }
 
+    /// The screen's latest verdict, if any.
+    pub fn screen_verdict(&self) -> Option<&Verdict> {
+        self.screen.as_ref().map(|o| &o.verdict)
+    }
+
     /// True when the agent's own session status file reports on this pane
     /// (it says busy, waiting and idle as they happen).
     pub fn has_session_status(&self) -> bool {

@@ -138,6 +138,17 @@ pub struct Target {
     pub busy: bool,
 }
 
+/// What a flow's target name finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// An agent pane of that title.
+    Found(Target),
+    /// A pane of that title runs no agent that takes prompts (a shell, `cat`).
+    TakesNoPrompts,
+    /// No pane has that title.
+    Missing,
+}
+
 /// What the plugin should do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -167,8 +178,26 @@ pub struct Router {
     /// The answer each pane last routed in its current turn: a hook and the
     /// transcript confirming the same turn route it once.
     routed: BTreeMap<u32, String>,
-    /// The last delivery, for `resend`.
-    last: Option<(u32, String)>,
+    /// The identities of the turns each pane routed last
+    /// ([`crate::panes::turn_identity`]), newest last, at most
+    /// [`ROUTED_TURNS_KEPT`]: kept through new turns, exits and reloads
+    /// (only a closed pane forgets them), so a turn end seen again is
+    /// never routed again.
+    routed_turns: BTreeMap<u32, Vec<String>>,
+    /// What `resend` sends: the last turn routed (or why it sent nothing).
+    last: Option<Last>,
+}
+
+/// How many routed turn identities a pane keeps.
+pub const ROUTED_TURNS_KEPT: usize = 16;
+
+/// The last turn a flow or a key routed, for `resend`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Last {
+    /// Its payload went (or waits) to this pane.
+    Sent(u32, String),
+    /// It had nothing to send, for this reason.
+    Nothing(String),
 }
 
 impl Router {
@@ -224,26 +253,42 @@ impl Router {
         self.routed.remove(&pane);
     }
 
-    /// A confirmed done in `pane` (titled `title`) with its final answer.
-    /// `lookup` finds a target pane by title. Each turn is routed once.
+    /// A confirmed done in `pane` (titled `title`) of the turn `turn` (its
+    /// identity, when its source gives one) with its final answer.
+    /// `lookup` finds a target pane by title. Each turn is routed once:
+    /// a turn already routed, or the same answer again before any sign
+    /// of a new turn (a hook and the log confirming one turn), routes
+    /// nothing.
     pub fn on_confirmed_done(
         &mut self,
         pane: u32,
         title: &str,
+        turn: Option<&str>,
         answer: Option<&str>,
-        lookup: impl Fn(&str) -> Option<Target>,
+        lookup: impl Fn(&str) -> Lookup,
     ) -> Vec<Action> {
         let rules: Vec<FlowRule> = self.rules.iter().filter(|r| r.from == title).cloned().collect();
-        let turn = answer.unwrap_or_default().to_owned();
-        if rules.is_empty() || self.routed.get(&pane) == Some(&turn) {
+        let same_answer = self.routed.get(&pane).map(String::as_str) == Some(answer.unwrap_or_default());
+        let routed_before =
+            turn.is_some_and(|t| self.routed_turns.get(&pane).is_some_and(|ts| ts.iter().any(|x| x == t)));
+        if rules.is_empty() || same_answer || routed_before {
             return Vec::new();
         }
-        self.routed.insert(pane, turn);
+        self.routed.insert(pane, answer.unwrap_or_default().to_owned());
+        if let Some(turn) = turn {
+            let turns = self.routed_turns.entry(pane).or_default();
+            turns.push(turn.to_owned());
+            if turns.len() > ROUTED_TURNS_KEPT {
+                turns.remove(0);
+            }
+        }
         if self.paused {
             return vec![Action::Message(format!("flows paused: {title}'s answer not sent"))];
         }
         let Some(answer) = answer else {
-            return vec![Action::Message(format!("{title} finished without an answer to send"))];
+            let why = format!("{title} finished without an answer to send");
+            self.last = Some(Last::Nothing(why.clone()));
+            return vec![Action::Message(why)];
         };
         let hops = self.turn_hops.get(&pane).copied().unwrap_or(0) + 1;
         if hops > self.settings.max_hops {
@@ -256,19 +301,26 @@ impl Router {
         rules
             .iter()
             .map(|rule| match lookup(&rule.to) {
-                None => Action::Message(format!("flow {} → {}: no pane named {}", rule.from, rule.to, rule.to)),
-                Some(target) => self.send(target, payload.clone(), hops, &rule.to),
+                Lookup::Missing => {
+                    Action::Message(format!("flow {} → {}: no pane named {}", rule.from, rule.to, rule.to))
+                }
+                Lookup::TakesNoPrompts => Action::Message(format!(
+                    "flow {} → {}: {} is no agent pane (answers go only to panes that take prompts)",
+                    rule.from, rule.to, rule.to
+                )),
+                Lookup::Found(target) => self.send(target, payload.clone(), hops, &rule.to),
             })
             .collect()
     }
 
     fn send(&mut self, target: Target, payload: String, hops: u32, name: &str) -> Action {
         if target.busy {
+            self.last = Some(Last::Sent(target.pane, payload.clone()));
             self.queue.entry(target.pane).or_default().push((payload, hops));
             return Action::Message(format!("queued for {name} (busy)"));
         }
         self.pending_hops.insert(target.pane, hops);
-        self.last = Some((target.pane, payload.clone()));
+        self.last = Some(Last::Sent(target.pane, payload.clone()));
         Action::Deliver {
             pane: target.pane,
             payload,
@@ -283,7 +335,6 @@ impl Router {
         }
         let (payload, hops) = queue.remove(0);
         self.pending_hops.insert(pane, hops);
-        self.last = Some((pane, payload.clone()));
         Some(Action::Deliver { pane, payload })
     }
 
@@ -293,10 +344,13 @@ impl Router {
         self.send(target, payload, 1, name)
     }
 
-    /// The last delivery again.
-    pub fn resend(&mut self) -> Option<Action> {
-        let (pane, payload) = self.last.clone()?;
-        Some(Action::Deliver { pane, payload })
+    /// The last routed turn's answer again, or why there is none to send.
+    pub fn resend(&mut self) -> Action {
+        match self.last.clone() {
+            Some(Last::Sent(pane, payload)) => Action::Deliver { pane, payload },
+            Some(Last::Nothing(why)) => Action::Message(format!("nothing to resend: {why}")),
+            None => Action::Message("nothing sent yet".into()),
+        }
     }
 
     /// Forgets a closed pane.
@@ -305,13 +359,38 @@ impl Router {
         self.pending_hops.remove(&pane);
         self.turn_hops.remove(&pane);
         self.routed.remove(&pane);
+        self.routed_turns.remove(&pane);
     }
 }
 
-/// The bytes that paste `payload` into a terminal: one bracketed paste.
-/// Enter must follow as a separate write, a little later.
+/// The bytes that paste `payload` into a terminal: one bracketed paste
+/// (what a terminal sends; the plugin writes its markers apart, as zellij's
+/// own paste does). Enter must follow as a separate write, a little later.
 pub fn paste_bytes(payload: &str) -> String {
-    format!("\u{1b}[200~{payload}\u{1b}[201~")
+    format!("{PASTE_BEGIN}{payload}{PASTE_END}")
+}
+
+/// The start of a bracketed paste.
+pub const PASTE_BEGIN: &str = "\u{1b}[200~";
+/// The end of a bracketed paste.
+pub const PASTE_END: &str = "\u{1b}[201~";
+
+/// `payload` as one line, for an agent that reads lines
+/// ([`crate::agent::Paste::Line`]): each run of white space (line breaks
+/// among them) one space, cut on a character boundary to
+/// [`crate::agent::LINE_PASTE_BYTES`] (with an explicit marker).
+pub fn one_line(payload: &str) -> String {
+    let line = payload.split_whitespace().collect::<Vec<_>>().join(" ");
+    let limit = crate::agent::LINE_PASTE_BYTES;
+    if line.len() <= limit {
+        return line;
+    }
+    let marker = " [… truncated by turnstile]";
+    let mut end = limit - marker.len();
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{marker}", &line[..end])
 }
 
 #[cfg(test)]
@@ -322,8 +401,8 @@ mod tests {
         Router::new(parse_rules(spec).unwrap(), FlowSettings::default())
     }
 
-    fn idle(pane: u32) -> impl Fn(&str) -> Option<Target> {
-        move |_| Some(Target { pane, busy: false })
+    fn idle(pane: u32) -> impl Fn(&str) -> Lookup {
+        move |_| Lookup::Found(Target { pane, busy: false })
     }
 
     #[test]
@@ -399,7 +478,7 @@ mod tests {
     #[test]
     fn routes_once_per_turn_to_the_named_pane() {
         let mut r = router("planner -> coder");
-        let a = r.on_confirmed_done(1, "planner", Some("the plan"), idle(2));
+        let a = r.on_confirmed_done(1, "planner", None, Some("the plan"), idle(2));
         assert_eq!(
             a,
             vec![Action::Deliver {
@@ -408,22 +487,24 @@ mod tests {
             }]
         );
         assert!(
-            r.on_confirmed_done(1, "planner", Some("the plan"), idle(2)).is_empty(),
+            r.on_confirmed_done(1, "planner", None, Some("the plan"), idle(2))
+                .is_empty(),
             "same turn, second source"
         );
         r.on_turn_started(1);
         assert!(
-            r.on_confirmed_done(1, "planner", Some("the plan"), idle(2)).is_empty(),
+            r.on_confirmed_done(1, "planner", None, Some("the plan"), idle(2))
+                .is_empty(),
             "a turn start only the screen saw is no new turn"
         );
         r.on_new_turn_evidence(1);
         assert_eq!(
-            r.on_confirmed_done(1, "planner", Some("the plan"), idle(2)).len(),
+            r.on_confirmed_done(1, "planner", None, Some("the plan"), idle(2)).len(),
             1,
             "next turn, same words"
         );
         assert!(
-            r.on_confirmed_done(3, "other", Some("x"), idle(2)).is_empty(),
+            r.on_confirmed_done(3, "other", None, Some("x"), idle(2)).is_empty(),
             "no flow from it"
         );
     }
@@ -431,17 +512,47 @@ mod tests {
     #[test]
     fn missing_target_is_a_message() {
         let mut r = router("planner -> coder");
-        let a = r.on_confirmed_done(1, "planner", Some("x"), |_| None);
+        let a = r.on_confirmed_done(1, "planner", None, Some("x"), |_| Lookup::Missing);
         assert_eq!(
             a,
             vec![Action::Message("flow planner → coder: no pane named coder".into())]
+        );
+        let a = r.on_confirmed_done(1, "planner", None, Some("y"), |_| Lookup::TakesNoPrompts);
+        assert!(
+            matches!(&a[0], Action::Message(m) if m.contains("coder is no agent pane")),
+            "{a:?}"
+        );
+    }
+
+    /// Issue 42: a turn end seen again (its agent quit, the rules reloaded,
+    /// its arbiter reset) after a new turn's evidence is still the turn
+    /// that was routed: its identity says so, whatever came between.
+    #[test]
+    fn a_turn_routed_once_is_never_routed_again() {
+        let mut r = router("planner -> coder");
+        let first = r.on_confirmed_done(1, "planner", Some("transcript:40"), Some("plan"), idle(2));
+        assert_eq!(first.len(), 1);
+        r.on_new_turn_evidence(1);
+        assert!(r
+            .on_confirmed_done(1, "planner", Some("transcript:40"), Some("plan"), idle(2))
+            .is_empty());
+        let next = r.on_confirmed_done(1, "planner", Some("transcript:90"), Some("plan 2"), idle(2));
+        assert_eq!(next.len(), 1, "a new turn routes");
+        r.forget(1);
+        assert_eq!(
+            r.on_confirmed_done(1, "planner", Some("transcript:40"), Some("plan"), idle(2))
+                .len(),
+            1,
+            "a closed pane forgets"
         );
     }
 
     #[test]
     fn busy_target_gets_it_when_it_is_done() {
         let mut r = router("planner -> coder");
-        let a = r.on_confirmed_done(1, "planner", Some("plan"), |_| Some(Target { pane: 2, busy: true }));
+        let a = r.on_confirmed_done(1, "planner", None, Some("plan"), |_| {
+            Lookup::Found(Target { pane: 2, busy: true })
+        });
         assert!(matches!(&a[0], Action::Message(m) if m.contains("queued")));
         assert_eq!(r.queued().collect::<Vec<_>>(), vec![(2, 1)]);
         assert_eq!(
@@ -464,23 +575,23 @@ mod tests {
             },
         );
         let panes = |name: &str| {
-            Some(Target {
+            Lookup::Found(Target {
                 pane: if name == "a" { 1 } else { 2 },
                 busy: false,
             })
         };
         r.on_turn_started(1); // a person starts a
         assert!(matches!(
-            r.on_confirmed_done(1, "a", Some("x"), panes)[0],
+            r.on_confirmed_done(1, "a", None, Some("x"), panes)[0],
             Action::Deliver { pane: 2, .. }
         ));
         r.on_turn_started(2);
         assert!(matches!(
-            r.on_confirmed_done(2, "b", Some("y"), panes)[0],
+            r.on_confirmed_done(2, "b", None, Some("y"), panes)[0],
             Action::Deliver { pane: 1, .. }
         ));
         r.on_turn_started(1);
-        let a = r.on_confirmed_done(1, "a", Some("z"), panes);
+        let a = r.on_confirmed_done(1, "a", None, Some("z"), panes);
         assert!(matches!(&a[0], Action::Message(m) if m.contains("hop limit")), "{a:?}");
     }
 
@@ -489,18 +600,23 @@ mod tests {
         let mut r = router("planner -> coder");
         r.set_paused(true);
         assert!(matches!(
-            &r.on_confirmed_done(1, "planner", Some("x"), idle(2))[0],
+            &r.on_confirmed_done(1, "planner", None, Some("x"), idle(2))[0],
             Action::Message(_)
         ));
         r.set_paused(false);
-        assert!(r.resend().is_none());
+        assert_eq!(r.resend(), Action::Message("nothing sent yet".into()));
         r.manual("by hand", Target { pane: 4, busy: false }, "coder");
         assert_eq!(
             r.resend(),
-            Some(Action::Deliver {
+            Action::Deliver {
                 pane: 4,
                 payload: "by hand".into()
-            })
+            }
+        );
+        r.on_confirmed_done(1, "planner", Some("hook:Stop@9"), None, idle(2));
+        assert!(
+            matches!(r.resend(), Action::Message(m) if m.contains("planner finished without an answer")),
+            "the last turn had no answer: no older one is sent"
         );
     }
 

@@ -64,6 +64,20 @@ pub struct Pane {
     /// The answer the screen showed with its done, this turn (only a rules
     /// file's agent names one): the answer when no report brings one.
     screen_answer: Option<String>,
+    /// The identity of the last turn end an authoritative source decided
+    /// ([`turn_identity`]): the same turn end seen again (its agent's
+    /// arbiter reset by an exit or a rules reload, a source read anew) is
+    /// no edge, so it flags, notifies, logs and routes nothing twice.
+    last_turn_end: Option<String>,
+}
+
+/// Who decided a fused turn end, and on what evidence (`transcript:4096`,
+/// `hook:Stop@1700000000000`): the identity of a turn, from its source.
+/// `None` for a screen guess or evidence without a key (a rule's id is the
+/// same for every turn, so it tells no turn from another).
+pub fn turn_identity(fused: &crate::arbiter::Fused) -> Option<String> {
+    let source = fused.source.filter(|s| s.is_authoritative())?;
+    Some(format!("{source}:{}", fused.key.as_deref()?))
 }
 
 impl Pane {
@@ -78,6 +92,7 @@ impl Pane {
             arbiter: PaneArbiter::new(),
             screen_state: None,
             screen_answer: None,
+            last_turn_end: None,
         }
     }
 
@@ -108,6 +123,15 @@ impl Pane {
 
     fn apply(&mut self, edge: Option<Edge>) -> Option<Edge> {
         let edge = edge?;
+        if edge.to.is_turn_end() {
+            let identity = turn_identity(&edge.now);
+            if identity.is_some() && identity == self.last_turn_end {
+                return None; // the same turn end again: nothing new happened
+            }
+            self.last_turn_end = identity;
+        } else if edge.to == State::Working && edge.now.source.is_some_and(Source::is_authoritative) {
+            self.last_turn_end = None;
+        }
         if edge.to.is_turn_end() || edge.to == State::Waiting {
             self.unseen = !self.meta.focused;
         } else if edge.to == State::Working {
@@ -281,9 +305,15 @@ impl PaneTable {
             pane.agent = Some(AgentEvidence::Host);
             pane.kind = agent.kind;
         } else if pane.agent == Some(AgentEvidence::Host) && report.verdicts.is_empty() {
-            // The agent process exited; the pane stays open.
+            // The agent process exited (or a rules reload dropped its
+            // kind); the pane stays open. Its screen's word is kept: should
+            // the agent be found again (the rules fixed), a `✓?` stays one.
             pane.agent = None;
+            let screen = pane.arbiter.screen_verdict().cloned();
             pane.arbiter = PaneArbiter::new();
+            if let Some(verdict) = screen {
+                pane.arbiter.observe(verdict);
+            }
             return None;
         }
         if report.starts_a_turn() {

@@ -18,6 +18,7 @@ use turnstile_core::controller::permits::AskLock;
 use turnstile_core::controller::{
     Controller, Effect, Event as In, InboxView, Key, PaneEntry, PipeFrom, Screens, Subscription, TabView,
 };
+use turnstile_core::flow::{PASTE_BEGIN, PASTE_END};
 use turnstile_core::{mailbox, Millis};
 use zellij_tile::prelude::*;
 use zellij_tile::shim::plugin_api::event::pane_scrollback_response::Response;
@@ -351,6 +352,11 @@ fn carry_out(effects: Vec<Effect>) -> bool {
                 command::run_command(&argv, BTreeMap::new(), Path::new("."), context);
             }
             Effect::WriteToPane { pane, text } => command::write_chars_to_pane(&text, PaneId::Terminal(pane)),
+            Effect::PasteToPane { pane, text } => {
+                for part in [PASTE_BEGIN, text.as_str(), PASTE_END] {
+                    command::write_chars_to_pane(part, PaneId::Terminal(pane));
+                }
+            }
             Effect::SendToCopy { copy, name, payload } => command::pipe_message_to_plugin(
                 MessageToPlugin::new(name)
                     .with_destination_plugin_id(copy)

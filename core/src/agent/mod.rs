@@ -69,7 +69,30 @@ pub trait Agent: Sync {
     fn shows_its_answer(&self) -> bool {
         false
     }
+    /// How it takes a routed answer ([`Paste`]).
+    fn paste(&self) -> Paste {
+        Paste::Bracketed
+    }
 }
+
+/// How an agent takes a routed answer typed into its terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Paste {
+    /// A bracketed paste (its markers written apart, as zellij pastes, so
+    /// zellij drops them for a program that never asked for them), then
+    /// Enter: every terminal UI, whose box keeps the answer's line breaks.
+    #[default]
+    Bracketed,
+    /// One line, its line breaks made spaces and cut to [`LINE_PASTE_BYTES`]
+    /// (a terminal's line buffer), then Enter: a program that reads its
+    /// input line by line, where each line break would submit a prompt.
+    Line,
+}
+
+/// Longest answer a [`Paste::Line`] agent gets (Linux's canonical-mode
+/// line buffer holds 4095 bytes and a newline).
+pub const LINE_PASTE_BYTES: usize = 4000;
 
 /// Where one agent keeps its files and how its log is classified: the
 /// other half of a kind, apart from [`Agent`] so that the plugin, which
@@ -425,6 +448,11 @@ impl AgentKind {
     /// What the pane's input box holds ([`Agent::input_box`]).
     pub fn input_box(self, rows: &[String]) -> InputBox {
         self.agent().input_box(rows)
+    }
+
+    /// [`Agent::paste`].
+    pub fn paste(self) -> Paste {
+        self.agent().paste()
     }
 
     /// [`Agent::suggests_in_its_box`].

@@ -27,9 +27,10 @@
 //! or `SCREEN_ANSWER_WAIT_MS` pass; the done is routed then.
 
 use super::Effect;
+use crate::agent::Paste;
 use crate::arbiter::Edge;
 use crate::config::Config;
-use crate::flow::{parse_rules, paste_bytes, Action, Router, Target};
+use crate::flow::{one_line, parse_rules, Action, Lookup, Router, Target};
 use crate::panes::{Pane, PaneTable};
 use crate::protocol::PaneReport;
 use crate::screen::InputBox;
@@ -96,6 +97,12 @@ struct Submission {
     /// The target may show a suggestion in its empty box at any moment
     /// ([`crate::agent::AgentKind::suggests_in_its_box`], once it ended a turn).
     suggests: bool,
+    /// The target is a rules file's agent: its box is only what its `input`
+    /// rule reads (an empty prompt may be a question's), so a retried Enter
+    /// goes only onto the paste standing there, and nothing is pasted twice.
+    strict: bool,
+    /// How the target takes the answer.
+    paste: Paste,
 }
 
 impl Submission {
@@ -105,8 +112,9 @@ impl Submission {
     /// beginning.
     fn enter_is_safe(&self, input: &InputBox) -> bool {
         match input {
+            InputBox::Draft(text) if self.strict => shows_the_paste(text, &self.payload),
             InputBox::Draft(_) => true,
-            InputBox::Empty => !self.suggests,
+            InputBox::Empty => !self.suggests && !self.strict,
             InputBox::Unsure(text) => shows_the_paste(text, &self.payload),
             InputBox::Unknown => false,
         }
@@ -115,7 +123,27 @@ impl Submission {
     /// Whether the paste may be repeated: the box is certainly empty and
     /// no suggestion can appear there before the paste lands.
     fn may_paste_again(&self, input: &InputBox) -> bool {
-        self.pastes < MAX_PASTES && !self.suggests && *input == InputBox::Empty
+        self.pastes < MAX_PASTES && !self.suggests && !self.strict && *input == InputBox::Empty
+    }
+
+    /// The writes that type the payload into the target, as it takes one.
+    fn writes(&self) -> Effect {
+        typing(self.pane, &self.payload, self.paste)
+    }
+}
+
+/// The write that types `payload` into `pane` as its agent takes a paste:
+/// a bracketed paste, or one line for an agent that reads lines.
+fn typing(pane: u32, payload: &str, paste: Paste) -> Effect {
+    match paste {
+        Paste::Bracketed => Effect::PasteToPane {
+            pane,
+            text: payload.to_owned(),
+        },
+        Paste::Line => Effect::WriteToPane {
+            pane,
+            text: one_line(payload),
+        },
     }
 }
 
@@ -163,12 +191,17 @@ fn target_of(pane: &Pane) -> Target {
 /// The agent pane titled `title` (the first in display order): answers
 /// are routed only to agent panes that take prompts, never to a shell that
 /// shares the name (nor to a program that reports itself).
-fn find_by_title(table: &PaneTable, title: &str) -> Option<Target> {
-    table
+fn find_by_title(table: &PaneTable, title: &str) -> Lookup {
+    let found = table
         .agents()
         .into_iter()
         .find(|p| p.meta.title == title && p.kind.agent().takes_prompts())
-        .map(target_of)
+        .map(target_of);
+    match found {
+        Some(target) => Lookup::Found(target),
+        None if table.all().any(|p| p.meta.title == title) => Lookup::TakesNoPrompts,
+        None => Lookup::Missing,
+    }
 }
 
 impl Delivery {
@@ -199,6 +232,7 @@ impl Delivery {
             self.sign_of_life(pane);
         }
         if edge.to == State::Working && edge.from != State::Working {
+            self.turn_started(pane);
             actions.extend(self.end_the_wait(table, pane));
             self.router.on_turn_started(pane);
         }
@@ -231,8 +265,11 @@ impl Delivery {
         };
         let answer = source.turn_answer().map(str::to_owned);
         let title = source.meta.title.clone();
+        let turn = crate::panes::turn_identity(source.fused());
         self.router
-            .on_confirmed_done(pane, &title, answer.as_deref(), |name| find_by_title(table, name))
+            .on_confirmed_done(pane, &title, turn.as_deref(), answer.as_deref(), |name| {
+                find_by_title(table, name)
+            })
     }
 
     fn await_answer(&mut self, pane: u32, now: Millis) {
@@ -328,11 +365,7 @@ impl Delivery {
         now: Millis,
         out: &mut Vec<Effect>,
     ) -> String {
-        out.push(Effect::WriteToPane {
-            pane,
-            text: paste_bytes(payload),
-        });
-        let chars = payload.chars().count();
+        let kind = table.get(pane).map(|p| p.kind).unwrap_or_default();
         let submission = Submission {
             pane,
             due: now + ENTER_DELAY_MS,
@@ -341,6 +374,13 @@ impl Delivery {
             payload: payload.to_owned(),
             name: name.clone(),
             suggests: suggests(table, pane),
+            strict: kind.is_user(),
+            paste: kind.paste(),
+        };
+        out.push(submission.writes());
+        let chars = match submission.paste {
+            Paste::Bracketed => payload.chars().count(),
+            Paste::Line => one_line(payload).chars().count(),
         };
         self.unconfirmed.retain(|s| s.pane != pane);
         self.unconfirmed.push(submission);
@@ -369,8 +409,19 @@ impl Delivery {
             None => self.news.push((pane, news)),
         }
         if report.starts_a_turn() {
+            self.turn_started(pane);
             self.router.on_new_turn_evidence(pane);
         }
+    }
+
+    /// The target started a turn, whatever its Enters: the delivery is
+    /// confirmed, and no Enter is pressed any more. (An agent that reads
+    /// lines starts its turn on the paste's first line break, before the
+    /// Enter; that Enter would be typed into its turn, or answer its
+    /// question.) Sources tell a turn start apart from an earlier turn's
+    /// late done, which only [`Delivery::sign_of_life`] after an Enter counts.
+    fn turn_started(&mut self, pane: u32) {
+        self.unconfirmed.retain(|s| s.pane != pane);
     }
 
     /// The target moved after its Enter: the delivery is confirmed. Before
@@ -401,8 +452,17 @@ impl Delivery {
     ) -> Option<String> {
         let mut said = self.release_held(table, now, out, drafts);
         let mut given_up = Vec::new();
+        let mut asked = Vec::new();
         for submission in self.unconfirmed.iter_mut().filter(|s| s.due <= now) {
             let pane = submission.pane;
+            if submission.presses > 0 && table.get(pane).is_some_and(|p| p.state() == State::Waiting) {
+                // A question stands there: an Enter would answer it.
+                asked.push(submission.name.clone());
+                submission.presses = MAX_ENTERS;
+                submission.pastes = MAX_PASTES;
+                submission.due = now;
+                continue;
+            }
             if submission.presses < MAX_ENTERS {
                 // The first Enter submits the paste; a later one only where
                 // it cannot submit a suggestion instead (a turn nobody asked for).
@@ -416,10 +476,7 @@ impl Delivery {
                 submission.due = now + RETRY_ENTER_MS;
             } else if submission.may_paste_again(&drafts(pane)) {
                 // No turn, and nothing in the box: the paste was lost.
-                out.push(Effect::WriteToPane {
-                    pane,
-                    text: paste_bytes(&submission.payload),
-                });
+                out.push(submission.writes());
                 submission.pastes += 1;
                 submission.presses = 0;
                 submission.due = now + ENTER_DELAY_MS;
@@ -428,11 +485,18 @@ impl Delivery {
             }
         }
         let names = given_up;
-        self.unconfirmed.retain(|s| s.presses < MAX_ENTERS || s.due > now);
+        self.unconfirmed
+            .retain(|s| (s.presses < MAX_ENTERS || s.due > now) && !asked.contains(&s.name));
         if !names.is_empty() {
             said = Some(format!(
                 "{UNCONFIRMED} {} started no turn (the answer may wait in its input box)",
                 names.join(", ")
+            ));
+        }
+        if !asked.is_empty() {
+            said = Some(format!(
+                "{UNCONFIRMED} {} asks a question: nothing more typed there",
+                asked.join(", ")
             ));
         }
         said
@@ -510,10 +574,10 @@ impl Delivery {
                 self.router.set_paused(false);
                 "flows resumed".into()
             }
-            ("resend", _) => match self.router.resend() {
-                Some(action) => self.perform(table, action, now, out, drafts).unwrap_or_default(),
-                None => "nothing sent yet".into(),
-            },
+            ("resend", _) => {
+                let action = self.router.resend();
+                self.perform(table, action, now, out, drafts).unwrap_or_default()
+            }
             ("flows", spec) => match parse_rules(spec) {
                 Ok(rules) => {
                     let n = rules.len();
@@ -525,8 +589,11 @@ impl Delivery {
             ("next", _) => self.send_focused(table, 1, now, out, drafts),
             ("prev", _) => self.send_focused(table, -1, now, out, drafts),
             ("to", title) => match find_by_title(table, title) {
-                Some(target) => self.send_focused_to(table, target, title, now, out, drafts),
-                None => format!("no pane named {title}"),
+                Lookup::Found(target) => self.send_focused_to(table, target, title, now, out, drafts),
+                Lookup::TakesNoPrompts => {
+                    format!("{title} is no agent pane (answers go only to panes that take prompts)")
+                }
+                Lookup::Missing => format!("no pane named {title}"),
             },
             (other, _) => {
                 format!("unknown route command `{other}` (next, prev, to <pane>, resend, pause, resume, flows <spec>)")

@@ -137,6 +137,15 @@ pub enum Effect {
         /// What to write.
         text: String,
     },
+    /// Paste this text into a terminal pane as zellij pastes: the bracketed
+    /// paste's start, the text and its end, three writes (zellij drops the
+    /// markers for a program that never turned bracketed paste on).
+    PasteToPane {
+        /// Terminal pane id.
+        pane: u32,
+        /// The text pasted.
+        text: String,
+    },
     /// Send a pipe message to another copy of the bar.
     SendToCopy {
         /// Its plugin id.

@@ -143,6 +143,16 @@ impl Reader<'_> {
             "argv" => agent.argv = Some(pattern("argv \"<pattern>\"")?),
             "title" => agent.title = Some(pattern("title \"<pattern>\"")?),
             "input" => agent.input = Some(pattern("input \"<pattern>\"")?),
+            "paste" => {
+                agent.paste = match self.only_string(node, "paste \"bracketed\" | \"line\"")? {
+                    "bracketed" => crate::agent::Paste::Bracketed,
+                    "line" => crate::agent::Paste::Line,
+                    other => {
+                        let what = format!("paste {other:?}: \"bracketed\" (a terminal UI) or \"line\" (reads lines)");
+                        return Err(self.error(node, what));
+                    }
+                }
+            }
             "replaces" => {
                 let kind = self.only_string(node, "replaces \"<built-in kind>\"")?;
                 let known = AgentKind::built_in(kind)
@@ -162,7 +172,7 @@ impl Reader<'_> {
             "log" if agent.log.is_some() => return Err(self.error(node, "a second log: an agent has one".to_owned())),
             "log" => agent.log = Some(self.log(node)?),
             other => {
-                let known = "tag, process, argv, title, input, replaces, screen, hooks, log";
+                let known = "tag, process, argv, title, input, paste, replaces, screen, hooks, log";
                 return Err(self.error(node, format!("unknown node \"{other}\" in an agent (known: {known})")));
             }
         }

@@ -221,6 +221,10 @@ impl Agent for UserKind {
     fn shows_its_answer(&self) -> bool {
         self.rules.screen.iter().any(|rule| rule.answer.is_some())
     }
+    /// Its `paste` rule.
+    fn paste(&self) -> crate::agent::Paste {
+        self.rules.paste
+    }
     /// Its `input` pattern's first capture group: blank, empty; text, a
     /// draft; no box on screen, or no group, unknown.
     fn input_box(&self, rows: &[String]) -> InputBox {

@@ -81,6 +81,10 @@ pub struct UserAgent {
     pub log: Option<LogRules>,
     /// The built-in kind it replaces (`replaces "<kind>"`): never implied.
     pub replaces: Option<AgentKind>,
+    /// How it takes a routed answer (`paste "bracketed"`, the default, or
+    /// `paste "line"` for a program that reads its input line by line).
+    #[serde(default)]
+    pub paste: crate::agent::Paste,
 }
 
 /// The part of the screen a rule reads.
@@ -174,6 +178,7 @@ impl UserAgent {
         hooks: Vec::new(),
         log: None,
         replaces: None,
+        paste: crate::agent::Paste::Bracketed,
     };
 
     /// A bare agent named `name`, tagged `tag`.
@@ -324,6 +329,7 @@ mod tests {
             hooks: Vec::new(),
             log: None,
             replaces: None,
+            paste: crate::agent::Paste::Bracketed,
         }
     }
 

@@ -196,11 +196,13 @@ fn host_runs(effects: &[Effect], kind: &str) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
+/// What the effects type into panes (a paste as the bytes a terminal gets).
 fn writes(effects: &[Effect]) -> Vec<(u32, String)> {
     effects
         .iter()
         .filter_map(|e| match e {
             Effect::WriteToPane { pane, text } => Some((*pane, text.clone())),
+            Effect::PasteToPane { pane, text } => Some((*pane, crate::flow::paste_bytes(text))),
             _ => None,
         })
         .collect()
