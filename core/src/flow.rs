@@ -179,7 +179,7 @@ pub struct Router {
     /// transcript confirming the same turn route it once.
     routed: BTreeMap<u32, String>,
     /// The identities of the turns each pane routed last
-    /// ([`crate::panes::turn_identity`]), newest last, at most
+    /// ([`crate::panes::Pane::turn_identity`]), newest last, at most
     /// [`ROUTED_TURNS_KEPT`]: kept through new turns, exits and reloads
     /// (only a closed pane forgets them), so a turn end seen again is
     /// never routed again.

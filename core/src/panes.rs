@@ -64,21 +64,19 @@ pub struct Pane {
     /// The answer the screen showed with its done, this turn (only a rules
     /// file's agent names one): the answer when no report brings one.
     screen_answer: Option<String>,
-    /// The identity of the last turn end an authoritative source decided
-    /// ([`turn_identity`]): the same turn end seen again (its agent's
-    /// arbiter reset by an exit or a rules reload, a source read anew) is
-    /// no edge, so it flags, notifies, logs and routes nothing twice.
-    last_turn_end: Option<String>,
+    /// The identities of the last edges authoritative sources decided
+    /// ([`Pane::edge_identity`]), newest last, at most [`EDGES_REMEMBERED`]:
+    /// an edge seen again (its agent's arbiter reset by an exit or a rules
+    /// reload, its log read anew from the start) is no edge, so it flags,
+    /// notifies, logs and routes nothing twice.
+    seen_edges: Vec<String>,
+    /// The log its agent's report names (a transcript's offset is only a
+    /// turn's identity within one file).
+    log: Option<String>,
 }
 
-/// Who decided a fused turn end, and on what evidence (`transcript:4096`,
-/// `hook:Stop@1700000000000`): the identity of a turn, from its source.
-/// `None` for a screen guess or evidence without a key (a rule's id is the
-/// same for every turn, so it tells no turn from another).
-pub fn turn_identity(fused: &crate::arbiter::Fused) -> Option<String> {
-    let source = fused.source.filter(|s| s.is_authoritative())?;
-    Some(format!("{source}:{}", fused.key.as_deref()?))
-}
+/// How many authoritative edges a pane remembers.
+pub const EDGES_REMEMBERED: usize = 32;
 
 impl Pane {
     fn new(meta: PaneMeta) -> Pane {
@@ -92,7 +90,8 @@ impl Pane {
             arbiter: PaneArbiter::new(),
             screen_state: None,
             screen_answer: None,
-            last_turn_end: None,
+            seen_edges: Vec::new(),
+            log: None,
         }
     }
 
@@ -121,16 +120,29 @@ impl Pane {
         (fused.state, fused.confirmed, fused.since, self.unseen)
     }
 
+    /// The identity of the turn its fused state belongs to, when an
+    /// authoritative source decided it: who, on what evidence (a log's
+    /// offset in its file, a hook's event and time), in what state
+    /// (`done+:transcript:4096@/home/u/.claude/…/s.jsonl`). `None` for a
+    /// screen guess or evidence without a key.
+    pub fn turn_identity(&self) -> Option<String> {
+        identity(self.fused(), self.log.as_deref())
+    }
+
+    fn edge_identity(&self, edge: &Edge) -> Option<String> {
+        identity(&edge.now, self.log.as_deref())
+    }
+
     fn apply(&mut self, edge: Option<Edge>) -> Option<Edge> {
         let edge = edge?;
-        if edge.to.is_turn_end() {
-            let identity = turn_identity(&edge.now);
-            if identity.is_some() && identity == self.last_turn_end {
-                return None; // the same turn end again: nothing new happened
+        if let Some(identity) = self.edge_identity(&edge) {
+            if self.seen_edges.contains(&identity) {
+                return None; // the same evidence again: nothing new happened
             }
-            self.last_turn_end = identity;
-        } else if edge.to == State::Working && edge.now.source.is_some_and(Source::is_authoritative) {
-            self.last_turn_end = None;
+            self.seen_edges.push(identity);
+            if self.seen_edges.len() > EDGES_REMEMBERED {
+                self.seen_edges.remove(0);
+            }
         }
         if edge.to.is_turn_end() || edge.to == State::Waiting {
             self.unseen = !self.meta.focused;
@@ -139,6 +151,19 @@ impl Pane {
         }
         Some(edge)
     }
+}
+
+/// See [`Pane::turn_identity`]. (A rule's id is the same for every turn,
+/// so a screen verdict has none.)
+fn identity(fused: &crate::arbiter::Fused, log: Option<&str>) -> Option<String> {
+    let source = fused.source.filter(|s| s.is_authoritative())?;
+    let key = fused.key.as_deref()?;
+    let confirmed = if fused.confirmed { "+" } else { "" };
+    let file = match source {
+        Source::Transcript => log.unwrap_or_default(),
+        _ => "",
+    };
+    Some(format!("{}{confirmed}:{source}:{key}@{file}", fused.state))
 }
 
 /// What re-fusing panes at a time did.
@@ -304,6 +329,7 @@ impl PaneTable {
         if let Some(agent) = &report.agent {
             pane.agent = Some(AgentEvidence::Host);
             pane.kind = agent.kind;
+            pane.log.clone_from(&agent.transcript);
         } else if pane.agent == Some(AgentEvidence::Host) && report.verdicts.is_empty() {
             // The agent process exited (or a rules reload dropped its
             // kind); the pane stays open. Its screen's word is kept: should

@@ -265,7 +265,7 @@ impl Delivery {
         };
         let answer = source.turn_answer().map(str::to_owned);
         let title = source.meta.title.clone();
-        let turn = crate::panes::turn_identity(source.fused());
+        let turn = source.turn_identity();
         self.router
             .on_confirmed_done(pane, &title, turn.as_deref(), answer.as_deref(), |name| {
                 find_by_title(table, name)
@@ -455,8 +455,9 @@ impl Delivery {
         let mut asked = Vec::new();
         for submission in self.unconfirmed.iter_mut().filter(|s| s.due <= now) {
             let pane = submission.pane;
-            if submission.presses > 0 && table.get(pane).is_some_and(|p| p.state() == State::Waiting) {
-                // A question stands there: an Enter would answer it.
+            if table.get(pane).is_some_and(|p| p.state() == State::Waiting) {
+                // A question stands there (no answer is pasted onto one: it
+                // came after the paste): an Enter would answer it.
                 asked.push(submission.name.clone());
                 submission.presses = MAX_ENTERS;
                 submission.pastes = MAX_PASTES;

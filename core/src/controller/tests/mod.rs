@@ -256,4 +256,5 @@ mod attention_inbox;
 mod bar_copies;
 mod properties;
 mod routing;
+mod routing_once;
 mod user_kinds;

@@ -296,3 +296,109 @@ fn a_broken_rules_file_is_named_in_the_bar_with_its_line() {
         "{bar}"
     );
 }
+
+/// A rules file's agent that reads its input line by line (`paste "line"`).
+const LINE_RULES: &str = r#"{"path": "/x/agents.kdl", "rules": {"agents": [{
+    "name": "toy-line", "tag": "tl", "line": 1, "paste": "line",
+    "process": {"source": "^toy$", "line": 2}, "argv": null, "title": null,
+    "input": {"source": "^> ?(.*)$", "line": 3},
+    "screen": [
+        {"state": "working", "region": {"last": 2}, "pattern": {"source": "^⠋ thinking", "line": 5}},
+        {"state": "waiting", "region": {"last": 2}, "pattern": {"source": "\\(y/n\\)", "line": 6}}
+    ],
+    "hooks": [], "replaces": null}]}, "problem": null}"#;
+
+/// A leader with the flow `a -> b`, `b` bound to `toy-line`, idle at its prompt.
+fn line_target_rig() -> Rig {
+    let mut rig = Rig::leader(&[("flows", "a -> b")]);
+    rules_result(&mut rig, LINE_RULES);
+    let mut bound = report(2, State::Idle, Source::Session, rig.now, None);
+    bound.agent = Some(protocol::AgentBinding {
+        kind: crate::agent::AgentKind::parse("toy-line").unwrap(),
+        ..protocol::AgentBinding::default()
+    });
+    bound.verdicts.clear();
+    rig.push(&[bound]);
+    rig.screens.viewports.insert(2, rows(&["ready", "> "]));
+    rig
+}
+
+fn a_is_done_with(rig: &mut Rig, answer: &str) -> Vec<Effect> {
+    rig.push(&[report(1, State::Working, Source::Transcript, rig.now, None)]);
+    rig.push(&[report(1, State::Done, Source::Transcript, rig.now + 10, Some(answer))])
+}
+
+#[test]
+fn an_agent_that_reads_lines_gets_the_answer_as_one_line_and_one_enter() {
+    let mut rig = line_target_rig();
+    let effects = a_is_done_with(&mut rig, "first line\nsecond   line");
+    assert_eq!(
+        writes(&effects),
+        vec![(2, "first line second line".to_owned())],
+        "{effects:?}"
+    );
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::PasteToPane { .. })),
+        "no bracketed paste"
+    );
+    rig.screens
+        .viewports
+        .insert(2, rows(&["ready", "> first line second line"]));
+    let enter = rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    assert_eq!(writes(&enter), vec![(2, "\r".to_owned())]);
+    rig.send(Event::Screens(vec![(
+        2,
+        rows(&["> first line second line", "⠋ thinking"]),
+    )]));
+    let after = rig.timer_at(rig.now + 10 * delivery::RETRY_ENTER_MS);
+    assert!(writes(&after).is_empty(), "{after:?}");
+}
+
+#[test]
+fn a_target_that_starts_its_turn_before_the_enter_gets_no_enter() {
+    let mut rig = line_target_rig();
+    a_is_done_with(&mut rig, "do it");
+    // It read the line as it came and works already.
+    rig.send(Event::Screens(vec![(2, rows(&["> do it", "⠋ thinking"]))]));
+    assert_eq!(rig.state_of(2), State::Working);
+    let mut later = Vec::new();
+    for t in 1..=10 {
+        later.extend(rig.timer_at(rig.now + t * delivery::RETRY_ENTER_MS));
+    }
+    assert!(writes(&later).is_empty(), "no stray Enter into its turn: {later:?}");
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(!bar.contains("not confirmed"), "{bar}");
+}
+
+#[test]
+fn no_enter_is_typed_onto_a_question_and_the_bar_says_so() {
+    let mut rig = line_target_rig();
+    a_is_done_with(&mut rig, "do it\nthen this");
+    // The paste's own line break (an agent given a bracketed paste it
+    // cannot read) made it ask before the Enter came.
+    rig.send(Event::Screens(vec![(2, rows(&["overwrite notes.txt?", "(y/n) "]))]));
+    assert_eq!(rig.state_of(2), State::Waiting);
+    let mut later = Vec::new();
+    let mut said = false;
+    for _ in 1..=10 {
+        later.extend(rig.timer_at(rig.now + delivery::RETRY_ENTER_MS));
+        let bar = ansi::strip(&rig.c.render(200, rig.now));
+        said |= bar.contains("b asks a question: nothing more typed there");
+    }
+    assert!(writes(&later).is_empty(), "nothing typed into the question: {later:?}");
+    assert!(said, "the bar says why");
+}
+
+#[test]
+fn a_strict_target_gets_no_enter_onto_a_line_that_is_not_the_answer() {
+    let mut rig = line_target_rig();
+    a_is_done_with(&mut rig, "do it");
+    rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    // Its prompt shows other text (a person typed over it): no more Enters.
+    rig.screens.viewports.insert(2, rows(&["ready", "> something else"]));
+    let mut later = Vec::new();
+    for t in 1..=10 {
+        later.extend(rig.timer_at(rig.now + t * delivery::RETRY_ENTER_MS));
+    }
+    assert!(writes(&later).is_empty(), "{later:?}");
+}
