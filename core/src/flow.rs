@@ -258,7 +258,7 @@ impl Router {
     /// `lookup` finds a target pane by title. Each turn is routed once:
     /// a turn already routed, or the same answer again before any sign
     /// of a new turn (a hook and the log confirming one turn), routes
-    /// nothing.
+    /// nothing, and says so. Every done of a flow's source is routed or said.
     pub fn on_confirmed_done(
         &mut self,
         pane: u32,
@@ -271,8 +271,15 @@ impl Router {
         let same_answer = self.routed.get(&pane).map(String::as_str) == Some(answer.unwrap_or_default());
         let routed_before =
             turn.is_some_and(|t| self.routed_turns.get(&pane).is_some_and(|ts| ts.iter().any(|x| x == t)));
-        if rules.is_empty() || same_answer || routed_before {
+        if rules.is_empty() {
             return Vec::new();
+        }
+        if (same_answer || routed_before) && answer.is_some() {
+            // Never twice, and never in silence: the same turn seen again
+            // (another source confirming it, its agent restarted).
+            return vec![Action::Message(format!(
+                "{title}'s answer went out already: not sent again"
+            ))];
         }
         self.routed.insert(pane, answer.unwrap_or_default().to_owned());
         if let Some(turn) = turn {
@@ -475,6 +482,11 @@ mod tests {
         assert_eq!(small, "> short");
     }
 
+    /// What a turn seen again says: never twice, never in silence.
+    fn not_again(title: &str) -> Action {
+        Action::Message(format!("{title}'s answer went out already: not sent again"))
+    }
+
     #[test]
     fn routes_once_per_turn_to_the_named_pane() {
         let mut r = router("planner -> coder");
@@ -486,15 +498,15 @@ mod tests {
                 payload: "the plan".into()
             }]
         );
-        assert!(
-            r.on_confirmed_done(1, "planner", None, Some("the plan"), idle(2))
-                .is_empty(),
+        assert_eq!(
+            r.on_confirmed_done(1, "planner", None, Some("the plan"), idle(2)),
+            [not_again("planner")],
             "same turn, second source"
         );
         r.on_turn_started(1);
-        assert!(
-            r.on_confirmed_done(1, "planner", None, Some("the plan"), idle(2))
-                .is_empty(),
+        assert_eq!(
+            r.on_confirmed_done(1, "planner", None, Some("the plan"), idle(2)),
+            [not_again("planner")],
             "a turn start only the screen saw is no new turn"
         );
         r.on_new_turn_evidence(1);
@@ -533,9 +545,10 @@ mod tests {
         let first = r.on_confirmed_done(1, "planner", Some("transcript:40"), Some("plan"), idle(2));
         assert_eq!(first.len(), 1);
         r.on_new_turn_evidence(1);
-        assert!(r
-            .on_confirmed_done(1, "planner", Some("transcript:40"), Some("plan"), idle(2))
-            .is_empty());
+        assert_eq!(
+            r.on_confirmed_done(1, "planner", Some("transcript:40"), Some("plan"), idle(2)),
+            [not_again("planner")]
+        );
         let next = r.on_confirmed_done(1, "planner", Some("transcript:90"), Some("plan 2"), idle(2));
         assert_eq!(next.len(), 1, "a new turn routes");
         r.forget(1);

@@ -292,6 +292,11 @@ impl Delivery {
         self.route_done(table, pane)
     }
 
+    /// True while `pane`'s confirmed done waits for its screen's answer.
+    pub fn awaits_answer(&self, pane: u32) -> bool {
+        self.awaited.iter().any(|a| a.pane == pane)
+    }
+
     /// The panes whose screen should be read now for an awaited answer.
     pub fn screens_to_read(&mut self, now: Millis) -> Vec<u32> {
         let due: Vec<u32> = self.awaited.iter().filter(|a| a.look <= now).map(|a| a.pane).collect();

@@ -1,5 +1,8 @@
 //! Properties over random event sequences: no copy ever routes a turn
-//! twice or an unconfirmed one, never two leaders, no panic on any pipe
+//! twice or an unconfirmed one (whatever its source does after: it quits,
+//! its log is read anew, its pane is renamed, the target closes and comes
+//! back, the rules reload, the lead moves), every confirmed done of a flow's
+//! source is routed or said, never two leaders, no panic on any pipe
 //! payload or setting.
 
 use super::*;
@@ -25,6 +28,16 @@ enum Step {
     Click(usize),
     Permission(bool),
     CommandChanged,
+    /// Pane 1's agent process exits (the watcher's report without agent).
+    Quit,
+    /// The watcher reads pane 1's log anew: its last n reports again.
+    Reread(usize),
+    /// Pane 1 is renamed (away from the flow's source, or back).
+    Rename,
+    /// The flow's target pane closes, or a pane of its name opens again.
+    CloseTarget,
+    /// The rules file reloads (well formed, or broken).
+    Reload(bool),
 }
 
 const COPIES: [u32; 3] = [1, 4, 9];
@@ -73,6 +86,11 @@ fn step() -> impl Strategy<Value = Step> {
         1 => (0..200usize).prop_map(Step::Click),
         1 => any::<bool>().prop_map(Step::Permission),
         1 => Just(Step::CommandChanged),
+        2 => Just(Step::Quit),
+        2 => (1..5usize).prop_map(Step::Reread),
+        1 => Just(Step::Rename),
+        1 => Just(Step::CloseTarget),
+        1 => any::<bool>().prop_map(Step::Reload),
     ]
 }
 
@@ -93,6 +111,19 @@ struct Session {
     /// copy missing from a list was closed with its tab and hears nothing more.
     odd_lists: bool,
     alive: Vec<bool>,
+    /// Pane 1's reports so far, as its log would give them again.
+    history: Vec<PaneReport>,
+    /// Pane 1 is titled away from the flow's source.
+    renamed: bool,
+    /// The flow's target pane is closed.
+    target_closed: bool,
+    /// The turn ends of pane 1 a leader acted on (routed, or said why not).
+    acted_on: BTreeSet<String>,
+    /// Per copy: pane 1's turn end it owes a word on once its wait for
+    /// the screen's answer is over.
+    owed: Vec<Option<String>>,
+    /// Per copy: the turn end pane 1 showed confirmed after the last step.
+    source_done: Vec<Option<String>>,
 }
 
 impl Session {
@@ -116,6 +147,12 @@ impl Session {
             confirmed: BTreeSet::new(),
             odd_lists,
             alive: vec![true; COPIES.len()],
+            history: Vec::new(),
+            renamed: false,
+            target_closed: false,
+            acted_on: BTreeSet::new(),
+            owed: vec![None; COPIES.len()],
+            source_done: vec![None; COPIES.len()],
         }
     }
 
@@ -124,8 +161,26 @@ impl Session {
             Step::Wait(_) => Event::Timer,
             Step::Panes(shown) => {
                 let copies: Vec<(u32, usize)> = shown.iter().map(|id| (*id, (*id % 2) as usize)).collect();
-                Event::Panes(pane_list(&copies))
+                Event::Panes(self.agent_panes(&copies))
             }
+            Step::Rename | Step::CloseTarget => {
+                let copies: Vec<(u32, usize)> = COPIES.iter().map(|id| (*id, (*id % 2) as usize)).collect();
+                Event::Panes(self.agent_panes(&copies))
+            }
+            Step::Quit => self.push_event(&[PaneReport {
+                pane: 1,
+                ..PaneReport::default()
+            }]),
+            Step::Reread(_) => unreachable!("a reread is one push per report (see `events`)"),
+            Step::Reload(valid) => Event::HostResult {
+                code: Some(0),
+                stdout: match valid {
+                    true => br#"{"path": "/x/agents.kdl", "rules": {"agents": []}, "problem": null}"#.to_vec(),
+                    false => br#"{"path": "/x/agents.kdl", "rules": {"agents": []}, "problem": {"line": 1, "message": "bad"}}"#.to_vec(),
+                },
+                stderr: vec![],
+                context: BTreeMap::from([(CTX_KIND.to_owned(), "rules".to_owned())]),
+            },
             Step::Tabs(viewed) => Event::Tabs(
                 viewed
                     .iter()
@@ -137,11 +192,8 @@ impl Session {
                     .collect(),
             ),
             Step::Screen(pane, i) => Event::Screens(vec![(*pane, SCREENS[*i].iter().map(|s| s.to_string()).collect())]),
-            Step::Push(pane, state, source, answer) => {
-                let answer = answer.map(|n| format!("answer {n} at {}", self.now));
-                let r = report(*pane, STATES[*state], SOURCES[*source], self.now, answer.as_deref());
-                pipe(PIPE_PUSH, PipeFrom::Other, &serde_json::to_string(&[r]).unwrap())
-            }
+            Step::Push(1, ..) => self.push_event(&self.history[self.history.len() - 1..]),
+            Step::Push(pane, state, source, answer) => self.push_event(&[self.pushed(*pane, *state, *source, *answer)]),
             Step::HostAnswer { valid, current, code } => Event::HostResult {
                 code: Some(*code),
                 stdout: match valid {
@@ -167,10 +219,57 @@ impl Session {
         }
     }
 
+    /// The events of a step for copy `copy`: one, or one push per report
+    /// of a log read anew (the watcher sends a pane one report at a time).
+    fn events(&self, step: &Step, copy: usize) -> Vec<Event> {
+        match step {
+            Step::Reread(n) => {
+                let from = self.history.len().saturating_sub(*n);
+                self.history[from..]
+                    .iter()
+                    .map(|r| self.push_event(std::slice::from_ref(r)))
+                    .collect()
+            }
+            _ => vec![self.event(step, copy)],
+        }
+    }
+
+    /// The report a push step makes: its evidence keyed by its place in
+    /// pane 1's history (as a log's offset, or a hook's event time, tells
+    /// one read from another), answers told apart by the time.
+    fn pushed(&self, pane: u32, state: usize, source: usize, answer: Option<u8>) -> PaneReport {
+        let answer = answer.map(|n| format!("answer {n} at {}", self.now));
+        let mut r = report(pane, STATES[state], SOURCES[source], self.now, answer.as_deref());
+        r.verdicts[0].key = Some(format!("{}", self.history.len()));
+        r
+    }
+
+    fn push_event(&self, reports: &[PaneReport]) -> Event {
+        pipe(PIPE_PUSH, PipeFrom::Other, &serde_json::to_string(reports).unwrap())
+    }
+
+    /// The agent panes as they are now (pane 1 renamed or not, pane 2
+    /// closed or not) and these copies.
+    fn agent_panes(&self, copies: &[(u32, usize)]) -> Vec<PaneEntry> {
+        let mut panes = vec![terminal(1, 0, if self.renamed { "a2" } else { "a" }, true)];
+        if !self.target_closed {
+            panes.push(terminal(2, 0, "b", false));
+        }
+        panes.extend(copies.iter().map(|(id, tab)| copy(*id, *tab)));
+        panes
+    }
+
     /// Feeds one step to every copy and checks the invariants.
     fn run(&mut self, step: &Step) -> Result<(), TestCaseError> {
-        if let Step::Wait(ms) = step {
-            self.now += ms;
+        match step {
+            Step::Wait(ms) => self.now += ms,
+            Step::Rename => self.renamed = !self.renamed,
+            Step::CloseTarget => self.target_closed = !self.target_closed,
+            Step::Push(1, state, source, answer) => {
+                let r = self.pushed(1, *state, *source, *answer);
+                self.history.push(r);
+            }
+            _ => {}
         }
         if let (Step::Panes(shown), false) = (step, self.odd_lists) {
             for (i, id) in COPIES.iter().enumerate() {
@@ -185,14 +284,62 @@ impl Session {
                 _ => 1,
             };
             for _ in 0..times {
-                let event = self.event(step, i);
-                let effects = self.copies[i].handle(event, self.now, &mut self.screens);
-                self.check(i, step, &effects)?;
+                for event in self.events(step, i) {
+                    let acting = self.copies[i].role.is_leader() && !self.copies[i].baseline.contains(&1);
+                    let effects = self.copies[i].handle(event, self.now, &mut self.screens);
+                    self.check(i, step, &effects)?;
+                    let acting = acting && self.copies[i].role.is_leader();
+                    self.check_routed_or_said(i, acting)?;
+                }
             }
         }
         let alive = self.copies.iter().zip(&self.alive).filter(|(_, alive)| **alive);
         let leaders = alive.filter(|(c, _)| c.role.is_leader()).count();
         prop_assert!(leaders <= 1, "{leaders} leaders at once");
+        Ok(())
+    }
+
+    /// A confirmed done of pane 1 (the flow's source) that leader `i` saw
+    /// for the first time is routed or said at once, or once the wait for
+    /// its screen's answer is over: never lost in silence.
+    fn check_routed_or_said(&mut self, i: usize, acting: bool) -> Result<(), TestCaseError> {
+        let c = &self.copies[i];
+        let done = c
+            .table
+            .get(1)
+            .is_some_and(|p| p.fused().state == State::Done && p.fused().confirmed);
+        let turn = c.table.get(1).and_then(|p| p.turn_identity()).filter(|_| done);
+        let last = std::mem::replace(&mut self.source_done[i], turn.clone());
+        if !acting {
+            // A copy taking the lead takes a pane's first report as what
+            // the last leader acted on: that turn end is no one's to say.
+            self.acted_on.extend(turn);
+            self.owed[i] = None;
+            return Ok(());
+        }
+        let said_now = c.message.as_ref().is_some_and(|(_, at)| *at == self.now);
+        if let Some(turn) = self.owed[i].clone() {
+            if !c.delivery.awaits_answer(1) {
+                prop_assert!(said_now, "the awaited done {} was neither routed nor said", turn);
+                self.owed[i] = None;
+            }
+        }
+        let Some(source) = c.table.get(1) else {
+            return Ok(());
+        };
+        let turn = match turn {
+            Some(turn) if last.as_ref() != Some(&turn) => turn,
+            _ => return Ok(()),
+        };
+        // A turn ended under another name is no flow's, then or later.
+        if !self.acted_on.insert(turn.clone()) || source.meta.title != "a" {
+            return Ok(());
+        }
+        if c.delivery.awaits_answer(1) {
+            self.owed[i] = Some(turn);
+            return Ok(());
+        }
+        prop_assert!(said_now, "the confirmed done {} was neither routed nor said", turn);
         Ok(())
     }
 

@@ -21,6 +21,8 @@ fn a_confirmed_done_is_pasted_then_entered_once() {
         writes(&again).is_empty(),
         "the hook confirming the same turn does not route it again"
     );
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(bar.contains("sent 10 chars → b"), "nothing more to say: {bar}");
 }
 
 /// Issue 21: under load the first Enter was lost and the answer stood in
