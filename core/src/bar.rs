@@ -72,7 +72,13 @@ pub struct Segment<'a> {
     pub unseen: bool,
     /// The agent that runs there.
     pub kind: AgentKind,
+    /// What the program said with its state (`turnstile report waiting
+    /// --message "approve deploy?"`), shown after it at full detail.
+    pub note: Option<&'a str>,
 }
+
+/// The most characters of a note a segment shows (longer ones end in `…`).
+pub const NOTE_CHARS: usize = 32;
 
 impl Segment<'_> {
     /// Where it stands for attention.
@@ -240,6 +246,16 @@ fn write_label(text: &mut String, seg: &Segment, now: Millis, detail: Detail, ta
             write_elapsed(text, now.saturating_sub(seg.since));
         }
     }
+    if let Some(note) = seg.note.filter(|_| detail == Detail::Full) {
+        text.push_str(": ");
+        match note.char_indices().nth(NOTE_CHARS - 1) {
+            Some((cut, _)) if note.chars().count() > NOTE_CHARS => {
+                text.push_str(&note[..cut]);
+                text.push('…');
+            }
+            _ => text.push_str(note),
+        }
+    }
 }
 
 /// The columns [`write_label`] takes, counted without writing it.
@@ -256,6 +272,9 @@ fn label_width(seg: &Segment, now: Millis, detail: Detail, tags: bool) -> usize 
         if shows_duration(seg.state) {
             width += 1 + elapsed_width(now.saturating_sub(seg.since));
         }
+    }
+    if let Some(note) = seg.note.filter(|_| detail == Detail::Full) {
+        width += 2 + note.chars().count().min(NOTE_CHARS);
     }
     width
 }
@@ -488,6 +507,7 @@ mod tests {
             since,
             unseen,
             kind: AgentKind::Claude,
+            note: None,
         }
     }
 
@@ -506,6 +526,22 @@ mod tests {
         let r = render(&sample(), 41_000, 120, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 2  │ ⠿ 2 api working 41s │  ✓ 3 docs done  │ ✗ 4 tests failed │ ? 5 review waiting 11s │ ✓? 6 guess done");
         insta::assert_debug_snapshot!(r.line);
+    }
+
+    /// Issue 42: `turnstile report waiting --message "approve deploy?"`
+    /// shows its message; a long one is cut, and a narrow bar drops it first.
+    #[test]
+    fn a_programs_message_follows_its_state() {
+        let mut deploy = seg(7, "deploy", State::Waiting, false, 30_000, false);
+        deploy.kind = AgentKind::Program;
+        deploy.note = Some("approve deploy?");
+        let r = render(&[deploy.clone()], 41_000, 120, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 1  │ ? 7 deploy waiting 11s: approve deploy?");
+        deploy.note = Some("a message far longer than any bar should ever show");
+        let r = render(&[deploy.clone()], 41_000, 120, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 1  │ ? 7 deploy waiting 11s: a message far longer than any b…");
+        let r = render(&[deploy], 41_000, 40, &Palette::default(), None);
+        insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 1  │ ? 7 waiting 11s");
     }
 
     #[test]

@@ -146,6 +146,19 @@ pub struct RulesReport {
     /// Why it could not be used (line 0: the file as a whole).
     #[serde(default)]
     pub problem: Option<crate::agent::user::rules::RuleError>,
+    /// What works but will not do what it says yet (a log glob that
+    /// matches no file).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<RuleNote>,
+}
+
+/// A rules file's agent that loads but may not work as meant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleNote {
+    /// The agent's name.
+    pub agent: String,
+    /// What is off (`log ~/.toy/logs/*.jsonl matches no file: ~/.toy/logs does not exist`).
+    pub message: String,
 }
 
 impl RulesReport {

@@ -359,6 +359,9 @@ fn print_rules(loaded: &Loaded, json: bool) -> i32 {
     if loaded.rules.agents.is_empty() && loaded.problem.is_none() {
         out.push_str("no user-defined agents\n");
     }
+    for note in &loaded.notes {
+        out.push_str(&format!("note: agent {}: {}\n", note.agent, note.message));
+    }
     let _ = write_out(&out);
     match loaded.problem_line() {
         Some(problem) => {
@@ -473,6 +476,10 @@ fn parse_agent(name: &str) -> Result<AgentKind, String> {
         AgentKind::parse(name)
     };
     AgentKind::built_in(name).or_else(user_kind).ok_or_else(|| {
+        // The agent may be one the broken rules file would have defined.
+        if let Some(problem) = rules().problem_line() {
+            return format!("unknown agent `{name}`: the {problem}");
+        }
         let known: Vec<&str> = AgentKind::agents().map(|a| a.name()).collect();
         format!(
             "unknown agent `{name}` ({}; more in a rules file: `turnstile rules`)",

@@ -74,6 +74,7 @@ impl Controller {
         self.rules.problem = match (code, RulesReport::parse(stdout)) {
             (Some(0), Ok(report)) => {
                 crate::agent::user::load(&report.rules);
+                self.rules.notes = report.notes.clone();
                 report.problem_line()
             }
             (_, parsed) => {
@@ -282,8 +283,13 @@ impl Controller {
     pub(super) fn apply_reports(&mut self, reports: Vec<PaneReport>, now: Millis, screens: &mut dyn Screens) {
         let mut edges = Vec::new();
         let mut touched = Vec::with_capacity(reports.len());
+        let mut user_kind_lost = false;
         for report in reports {
             let id = report.pane;
+            // A rules file's agent no longer bound: its file may have
+            // broken (the watcher reads it each second); the bar says so
+            // now rather than at its next look.
+            user_kind_lost |= report.agent.is_none() && self.table.get(id).is_some_and(|p| p.kind.is_user());
             self.delivery.on_report(&report);
             let edge = self.table.observe_report(report);
             if !self.baseline.remove(&id) {
@@ -295,6 +301,9 @@ impl Controller {
         self.after_edges(edges, now, screens);
         if !self.role.is_leader() {
             return;
+        }
+        if user_kind_lost {
+            self.ask_rules_again(now);
         }
         self.confirm_candidates_of(&touched, now, screens);
         self.sync_subscriptions(now);

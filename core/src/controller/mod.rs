@@ -117,6 +117,9 @@ struct RulesRuns {
     last_answer: Option<(Option<i32>, u64)>,
     /// Why the rules file is not in use (named in the bar).
     problem: Option<String>,
+    /// Its agents that may not work as meant (named in the bar while one
+    /// of them runs and nothing else is to be said).
+    notes: Vec<crate::protocol::RuleNote>,
     /// The leader's answer's check sum, as its rows last said (followers).
     leaders: u64,
 }
@@ -547,6 +550,14 @@ impl Controller {
             .filter(|(_, at)| now.saturating_sub(*at) < MESSAGE_MS)
             .map(|(m, _)| m.clone())
             .or_else(|| self.delivery.queue_note(&self.table))
+            .or_else(|| self.rules_note())
+    }
+
+    /// The first note of the rules file about an agent that runs now.
+    fn rules_note(&self) -> Option<String> {
+        let runs = |agent: &str| self.table.agents().iter().any(|p| p.kind.name() == agent);
+        let note = self.rules.notes.iter().find(|n| runs(&n.agent))?;
+        Some(format!("agent {}: {}", note.agent, note.message))
     }
 
     fn say(&mut self, text: String, now: Millis) {
@@ -565,6 +576,9 @@ fn segments(rows: &[PaneSummary]) -> Vec<Segment<'_>> {
             since: r.since,
             unseen: r.unseen,
             kind: r.kind,
+            note: (r.kind == crate::agent::AgentKind::Program)
+                .then(|| crate::agent::program::reported_message(&r.reason))
+                .flatten(),
         })
         .collect()
 }

@@ -55,7 +55,11 @@ pub fn read_rules(explicit: Option<&Path>) -> Loaded {
     };
     match read(&path) {
         Ok(text) => match file::parse(&text) {
-            Ok(rules) => loaded.rules = rules,
+            Ok(rules) => {
+                let home = var("HOME").map(PathBuf::from).unwrap_or_default();
+                loaded.notes = log_notes(&rules, &home);
+                loaded.rules = rules;
+            }
             Err(problem) => loaded.problem = Some(problem),
         },
         Err(e) if e.kind() == io::ErrorKind::NotFound && !named => {}
@@ -67,6 +71,54 @@ pub fn read_rules(explicit: Option<&Path>) -> Loaded {
         }
     }
     loaded
+}
+
+/// Most entries of a log folder looked at for a file its glob names.
+const MAX_ENTRIES_LOOKED_AT: usize = 10_000;
+
+/// The agents whose log glob matches no file now (its folder missing, or
+/// no file of that name in it): such an agent's dones stay guesses until
+/// it writes one. A glob under each agent's working directory is not
+/// looked at (there is no one folder).
+pub fn log_notes(rules: &user::rules::Rules, home: &Path) -> Vec<crate::protocol::RuleNote> {
+    let note = |agent: &str, message: String| crate::protocol::RuleNote {
+        agent: agent.to_owned(),
+        message,
+    };
+    let mut notes = Vec::new();
+    for agent in &rules.agents {
+        let Some(glob) = agent.log.as_ref().map(|log| &log.glob) else {
+            continue;
+        };
+        if glob.is_per_working_directory() {
+            continue;
+        }
+        let folder = glob.folder(home, Path::new("/"));
+        let written = glob.as_str();
+        match std::fs::read_dir(&folder) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => notes.push(note(
+                &agent.name,
+                format!("log {written} matches no file: {} does not exist", folder.display()),
+            )),
+            Err(e) => notes.push(note(
+                &agent.name,
+                format!("log {written}: {} cannot be read ({e})", folder.display()),
+            )),
+            Ok(entries) => {
+                let named = entries
+                    .take(MAX_ENTRIES_LOOKED_AT)
+                    .flatten()
+                    .any(|e| e.file_name().to_str().is_some_and(|name| glob.names(name)));
+                if !named {
+                    notes.push(note(
+                        &agent.name,
+                        format!("log {written} matches no file in {} (yet)", folder.display()),
+                    ));
+                }
+            }
+        }
+    }
+    notes
 }
 
 /// The rules file a long-lived process (the watcher) loaded, loaded again
@@ -116,6 +168,30 @@ fn read(path: &Path) -> io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_glob_that_matches_no_file_is_noted() {
+        let home = tempfile::tempdir().unwrap();
+        let rules = |glob: &str| {
+            let text = format!(
+                "agent \"lg\" {{\n  process \"^lg$\"\n  log \"{glob}\" {{\n    answer \"type\" \"^a$\" text=\"m\"\n  }}\n}}\n"
+            );
+            file::parse(&text).unwrap()
+        };
+        let notes = log_notes(&rules("~/.lg/logs/*.jsonl"), home.path());
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].message.contains("does not exist"), "{notes:?}");
+        std::fs::create_dir_all(home.path().join(".lg/logs")).unwrap();
+        std::fs::write(home.path().join(".lg/logs/notes.txt"), "x").unwrap();
+        let notes = log_notes(&rules("~/.lg/logs/*.jsonl"), home.path());
+        assert!(notes[0].message.contains("matches no file in"), "{notes:?}");
+        std::fs::write(home.path().join(".lg/logs/s1.jsonl"), "{}\n").unwrap();
+        assert!(log_notes(&rules("~/.lg/logs/*.jsonl"), home.path()).is_empty());
+        assert!(
+            log_notes(&rules("./logs/*.jsonl"), home.path()).is_empty(),
+            "no one folder"
+        );
+    }
 
     #[test]
     fn an_edited_file_is_loaded_again_and_an_untouched_one_not() {

@@ -94,6 +94,15 @@ impl AgentLog for Program {
     }
 }
 
+/// The message a report's reason carries (`reported waiting: approve
+/// deploy?` → `approve deploy?`), for the bar.
+pub fn reported_message(reason: &str) -> Option<&str> {
+    reason
+        .strip_prefix("reported ")?
+        .split_once(": ")
+        .map(|(_, message)| message)
+}
+
 impl AgentHooks for Program {
     fn hook_events(&self, _recent: bool) -> Vec<&'static str> {
         Vec::new()

@@ -56,7 +56,7 @@ pub fn default_path(var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 pub fn parse(text: &str) -> Result<Rules, RuleError> {
     let document: KdlDocument = text.parse().map_err(|e: kdl::KdlError| RuleError {
         line: line_of(text, e.span.offset()),
-        message: format!("not KDL: {}", e.help.or(e.label).unwrap_or("a syntax error")),
+        message: format!("not KDL: {}", kdl_in_words(e.label, e.help)),
     })?;
     let reader = Reader { text };
     let mut rules = Rules::default();
@@ -68,6 +68,26 @@ pub fn parse(text: &str) -> Result<Rules, RuleError> {
         rules.agents.push(agent);
     }
     Ok(rules)
+}
+
+/// What the KDL parser's terse label or help means, in words that say
+/// what to change.
+fn kdl_in_words(label: Option<&str>, help: Option<&str>) -> String {
+    let said = help.or(label).unwrap_or("a syntax error");
+    let fix = match (label.unwrap_or_default(), said) {
+        ("children block body" | "closing '}' in node children block", _) => {
+            "a `{` block is not closed (a `}` is missing, or a block on one line lacks `;` before its `}`: `screen { done \"x\"; }`)"
+        }
+        (_, s) if s.starts_with("Nodes can only be terminated") => {
+            "a node must end with a line break or `;` (a block on one line needs `;` before its `}`: `screen { done \"x\"; }`)"
+        }
+        (_, s) if s.contains("terminate the previous node") || label == Some("plain identifiers can't be used here") => {
+            "a bare word where a value belongs: write values as quoted strings (`\"^Done\"`) or numbers (`rows=3`)"
+        }
+        ("comment block body", _) => "a `/*` comment is not closed with `*/`",
+        _ => return said.replace('\n', " "),
+    };
+    fix.to_owned()
 }
 
 /// The line of a byte offset (from 1).
@@ -411,7 +431,13 @@ agent "mytool" {
         let agent = |body: &str| format!("agent \"a\" {{\n  title \"x\"\n{body}}}");
         let screen = |rule: &str| agent(&format!("  screen {{\n    {rule}\n  }}\n"));
         let cases: Vec<(String, usize, &str)> = vec![
-            ("agent \"a\" {\n  title \"x\"\n".into(), 1, "not KDL"),
+            ("agent \"a\" {\n  title \"x\"\n".into(), 1, "a `{` block is not closed"),
+            (
+                "agent \"a\" {\n  title \"x\"\n  screen { done \"x\" }\n}".into(),
+                3,
+                "before its `}`",
+            ),
+            ("agent \"a\" {\n  title x\n}".into(), 2, "quoted strings"),
             ("agent \"a\" {\n  title \"(x\"\n}".into(), 2, "title"),
             (screen("finito \"x\""), 4, "not a state"),
             (screen("done \"x\" rows=0"), 4, "rows"),

@@ -150,6 +150,12 @@ impl LogGlob {
         base.join(&self.folder)
     }
 
+    /// True when its folder is under each agent's working directory
+    /// (`./…`): no one folder to look in ahead of a run.
+    pub fn is_per_working_directory(&self) -> bool {
+        self.base == Base::WorkingDirectory
+    }
+
     /// The name of the folder its logs are in (`None`: the base itself).
     pub fn folder_name(&self) -> Option<&str> {
         self.folder.file_name()?.to_str()

@@ -402,3 +402,40 @@ fn a_strict_target_gets_no_enter_onto_a_line_that_is_not_the_answer() {
     }
     assert!(writes(&later).is_empty(), "{later:?}");
 }
+
+/// Issue 42: a rules file broken while its agent runs is named at once:
+/// the watcher drops the kind within a second, and the bar asks for the
+/// rules then rather than at its next look 10 s later.
+#[test]
+fn a_user_kind_dropped_by_the_watcher_asks_for_the_rules_at_once() {
+    let mut rig = Rig::leader(&[]);
+    rules_result(&mut rig, TOY_RULES);
+    rig.push(&[toy(report(1, State::Working, Source::Hook, rig.now, None))]);
+    rig.timer_at(rig.now + 1_000);
+    let dropped = PaneReport {
+        pane: 1,
+        ..PaneReport::default()
+    };
+    let asked = rig.push(&[dropped]);
+    assert_eq!(host_runs(&asked, "rules").len(), 1, "{asked:?}");
+}
+
+/// Issue 42: a log glob that matches no file is named in the bar while
+/// an agent of that kind runs (its dones stay guesses until then).
+#[test]
+fn a_log_glob_that_matches_no_file_is_named_while_its_agent_runs() {
+    let mut rig = Rig::leader(&[]);
+    let noted = TOY_RULES.replace(
+        r#""problem": null}"#,
+        r#""problem": null, "notes": [{"agent": "toy-routed", "message": "log ~/.toy/logs/*.jsonl matches no file: /home/u/.toy/logs does not exist"}]}"#,
+    );
+    rules_result(&mut rig, &noted);
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(!bar.contains("matches no file"), "no such agent runs: {bar}");
+    rig.push(&[toy(report(1, State::Working, Source::Hook, rig.now, None))]);
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(
+        bar.contains("agent toy-routed: log ~/.toy/logs/*.jsonl matches no file"),
+        "{bar}"
+    );
+}
