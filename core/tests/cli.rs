@@ -288,3 +288,37 @@ fn explain_reads_a_screen_with_the_agent_kind_given() {
         "{text}"
     );
 }
+
+/// Issue 42: `transcript` read a rules file's agent's log as Claude Code's
+/// (`unknown`, "no prompt yet") where `explain` said `failed`; and
+/// `explain --agent` hid a broken rules file behind "unknown agent".
+#[test]
+fn transcript_and_explain_read_a_user_agents_log_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("mylogs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let rules = dir.path().join("agents.kdl");
+    let kdl = format!(
+        "agent \"mine\" {{\n  process \"^mine$\"\n  log \"{}/*.jsonl\" {{\n    start \"type\" \"^prompt$\"\n    answer \"type\" \"^answer$\" text=\"text\"\n    error \"type\" \"^error$\"\n  }}\n}}\n",
+        logs.display()
+    );
+    std::fs::write(&rules, kdl).unwrap();
+    let log = logs.join("s1.jsonl");
+    std::fs::write(&log, "{\"type\":\"prompt\",\"text\":\"go\"}\n{\"type\":\"error\",\"text\":\"boom\"}\n").unwrap();
+    let (rules, log) = (rules.to_str().unwrap(), log.to_str().unwrap());
+    let verdict = json(&run(&["transcript", log, "--rules", rules], b""));
+    assert_eq!(verdict["state"], "failed", "{verdict}");
+    let explained = run(&["explain", log, "--rules", rules], b"");
+    let text = String::from_utf8_lossy(&explained.stdout);
+    assert!(text.starts_with("state: failed\n"), "{text}");
+
+    let broken = dir.path().join("broken.kdl");
+    std::fs::write(&broken, "agent \"mine\" {\n  process \"(mine\"\n}\n").unwrap();
+    let out = run(
+        &["explain", log, "--rules", broken.to_str().unwrap(), "--agent", "mine"],
+        b"",
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("broken.kdl line 2"), "{err}");
+}

@@ -375,11 +375,14 @@ fn print_rules(loaded: &Loaded, json: bool) -> i32 {
 fn dispatch(command: Command) -> Result<()> {
     match command {
         Command::Screen { file, agent, title } => print_json(&screen_json(&read_text(&file)?, agent, &title)),
-        Command::Transcript { file } => print_json(&transcript_json(&report::classify_file(
-            &file,
-            report::kind_of_transcript(&file),
-            false,
-        )?)),
+        Command::Transcript { file } => {
+            rules(); // a rules file's agent's log is read by its rules, as `explain` reads it
+            print_json(&transcript_json(&report::classify_file(
+                &file,
+                report::kind_of_transcript(&file),
+                false,
+            )?))
+        }
         Command::Session { file } => print_json(&session_json(&read_bytes(&file)?)?),
         Command::Status { session, panes, json } => {
             rules();
