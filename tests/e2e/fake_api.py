@@ -26,6 +26,7 @@ the first one are free, e.g. a tag):
 - `long:N`      -> an N-line markdown answer with banner-shaped prose in it,
                    streamed word by word
 - `echo:TEXT`   -> TEXT
+- `lines:A|B|C` -> the lines A, B and C (an answer with line breaks)
 - anything else -> "Hello from the fake model."
 Requests that are not the main conversation (titles, summaries, quota
 checks) get a short plain answer.
@@ -168,9 +169,11 @@ class FakeServer:
             return self.counter
 
     def requests(self):
+        """The requests recorded so far: whole lines only (the server thread
+        may be writing the last one as the test reads)."""
         try:
             with open(self.record_path) as f:
-                return [json.loads(l) for l in f if l.strip()]
+                return [json.loads(l) for l in f if l.endswith("\n") and l.strip()]
         except OSError:
             return []
 
@@ -286,6 +289,8 @@ class FakeApi(FakeServer):
                                        pace=0.02)
                 if verb == "echo":
                     return self.stream(body, [("text", prompt[5:].strip())], "end_turn")
+                if verb == "lines":
+                    return self.stream(body, [("text", "\n".join(prompt[6:].strip().split("|")))], "end_turn")
                 self.stream(body, [("text", "Hello from the fake model.")], "end_turn")
 
             def fail(self, prompt, status, error):
