@@ -3,7 +3,7 @@
 import time
 
 from harness import segments_by_pane, wait_for
-from test_real_claude import clear_input
+from test_real_claude import clear_input, is_confirmed_done
 
 
 def claude_ready(screen):
@@ -62,3 +62,21 @@ class AgentCase:
         early = [s for t, s in samples if t < result["t"] and "done" in s]
         self.assertFalse(early, f"done shown before {what}")
         return samples
+
+    def assert_quit_after_done_sends_once(self, z, title, answer, quit_command):
+        """Issue 42: `title` (flowing to a listening demo pane `dst`) gets
+        `echo:<answer>` and is quit with `quit_command` right after its
+        confirmed done: its answer reaches dst once, and never again as its
+        segment goes."""
+        from test_bar import user_prompts
+        self.submit(z, title, f"echo:{answer}")
+        wait_for(f"{title} confirmed done", lambda: is_confirmed_done(segment(z, title)), timeout=60)
+        pane = f"terminal_{z.pane_id(title)}"
+        z.action("write-chars", "--pane-id", pane, quit_command)
+        time.sleep(0.3)
+        z.action("write", "--pane-id", pane, "13")
+        routed = lambda: [t for _, t in user_prompts(z) if answer in t and not t.startswith("echo:")]
+        wait_for("the answer routed to dst", routed, timeout=40)
+        wait_for(f"{title} gone from the bar", lambda: "done" not in segment(z, title), timeout=30)
+        time.sleep(4)  # not a step: a second paste would come within the watcher's next reads
+        self.assertEqual(len(routed()), 1, user_prompts(z))

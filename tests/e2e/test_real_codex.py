@@ -89,6 +89,13 @@ class RealCodex(AgentCase, unittest.TestCase):
             wait_for("codex got claude's answer back", lambda: len(self.openai.prompts) >= 2 and any(
                 "Hello from the fake model" in p for _, p in self.openai.prompts), timeout=60)
 
+    def test_a_codex_source_that_quits_right_after_its_done_sends_once(self):
+        from test_bar import demo
+        panes = [("cx", codex_argv()), ("dst", demo("dst", "", turns=0, listen=True))]
+        with self.zellij(panes, plugin_config={"flows": "cx -> dst"}) as z:
+            self.ready(z, "cx")
+            self.assert_quit_after_done_sends_once(z, "cx", "QUIT-CX the plan", "/quit")
+
     def test_without_hooks_a_lone_codex_is_bound_to_its_rollout(self):
         with self.zellij([("cx", codex_argv(hooks=False))], hooks=False) as z:
             self.ready(z, "cx")

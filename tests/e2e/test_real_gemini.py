@@ -39,6 +39,13 @@ class RealGemini(AgentCase, unittest.TestCase):
         wait_for(f"{title} ready", lambda: gemini_ready(z.screen()), timeout=60)
         wait_for(f"{title} in the bar", lambda: segment(z, title), timeout=30)
 
+    def test_a_gemini_source_that_quits_right_after_its_done_sends_once(self):
+        from test_bar import demo
+        panes = [("gm", gemini_argv(self.gemini)), ("dst", demo("dst", "", turns=0, listen=True))]
+        with self.zellij(panes, plugin_config={"flows": "gm -> dst"}) as z:
+            self.ready(z, "gm")
+            self.assert_quit_after_done_sends_once(z, "gm", "QUIT-GM the plan", "/quit")
+
     def test_a_tool_turn_that_needs_approval_is_waiting_then_done(self):
         with self.zellij([("gm", gemini_argv(self.gemini))]) as z:
             self.ready(z, "gm")
