@@ -304,7 +304,11 @@ fn transcript_and_explain_read_a_user_agents_log_alike() {
     );
     std::fs::write(&rules, kdl).unwrap();
     let log = logs.join("s1.jsonl");
-    std::fs::write(&log, "{\"type\":\"prompt\",\"text\":\"go\"}\n{\"type\":\"error\",\"text\":\"boom\"}\n").unwrap();
+    std::fs::write(
+        &log,
+        "{\"type\":\"prompt\",\"text\":\"go\"}\n{\"type\":\"error\",\"text\":\"boom\"}\n",
+    )
+    .unwrap();
     let (rules, log) = (rules.to_str().unwrap(), log.to_str().unwrap());
     let verdict = json(&run(&["transcript", log, "--rules", rules], b""));
     assert_eq!(verdict["state"], "failed", "{verdict}");
