@@ -11,6 +11,9 @@ pub enum Rule {
     PermissionDialog,
     /// `Waiting for permission…` is shown.
     PermissionWait,
+    /// A question or plan dialog's footer (`Enter to select · ↑/↓ to
+    /// navigate · Esc to cancel`): the agent asks its user.
+    QuestionDialog,
     /// The footer shows `esc to interrupt` below the deciding line.
     FooterActivity,
     /// An in-progress spinner line (`✽ Pondering… (1s · ↓ 20 tokens)`).
@@ -39,6 +42,7 @@ impl Rule {
         match self {
             Rule::PermissionDialog => "permission-dialog",
             Rule::PermissionWait => "permission-wait",
+            Rule::QuestionDialog => "question-dialog",
             Rule::FooterActivity => "footer-activity",
             Rule::Spinner => "spinner",
             Rule::Retrying => "retrying",

@@ -326,3 +326,22 @@ fn transcript_and_explain_read_a_user_agents_log_alike() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("broken.kdl line 2"), "{err}");
 }
+
+/// Issue 45: `demo-agent` wrote through a `$TMPDIR/turnstile-demo` that
+/// another user planted as a symlink to a folder of theirs.
+#[test]
+fn the_demo_refuses_a_planted_folder_and_writes_nothing_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let theirs = tmp.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::os::unix::fs::symlink(&theirs, tmp.path().join("turnstile-demo")).unwrap();
+    let out = Command::new(BIN)
+        .args(["demo-agent", "--name", "x", "--turns", "1", "--pace", "0.01"])
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    one_line_error(&out, "symlink");
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0, "nothing written there");
+}

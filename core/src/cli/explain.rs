@@ -65,6 +65,7 @@ fn rule_help(rule: screen::Rule) -> &'static str {
     match rule {
         PermissionDialog => "why: a question stands over numbered options with a selection marker — a dialog waits for the user.",
         PermissionWait => "why: the agent says it waits for permission.",
+        QuestionDialog => "why: a question or plan dialog is open (its footer: `Enter to select · ↑/↓ to navigate`) — the agent waits for the user's choice.",
         FooterActivity => "why: the footer shows `esc to interrupt`, which Claude Code only shows while a turn runs; it outranks any banner above.",
         Spinner => "why: the bottom-most status line is a spinner (glyph, verb, `…`).",
         Retrying => "why: the agent is retrying an API call.",

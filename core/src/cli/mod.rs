@@ -409,7 +409,10 @@ fn dispatch(command: Command) -> Result<()> {
             kind,
             &SimOptions {
                 name,
-                home: home.unwrap_or_else(|| home::demo_home(kind, None)),
+                home: match home {
+                    Some(home) => home,
+                    None => private_demo_home(kind)?,
+                },
                 script,
                 seed,
                 pace,
@@ -471,6 +474,17 @@ fn dispatch(command: Command) -> Result<()> {
             write_out(&text)
         }
     }
+}
+
+/// The demo's default home (`$TMPDIR/turnstile-demo/.<kind>`), its shared
+/// root made or checked as a private folder of this user's: one another
+/// user planted there (a symlink to a folder of theirs) is refused.
+fn private_demo_home(kind: AgentKind) -> Result<PathBuf> {
+    let home = home::demo_home(kind, None);
+    if let Some(root) = home.parent() {
+        state::ensure_private(root).with_context(|| "the demo's folder in the temporary folder")?;
+    }
+    Ok(home)
 }
 
 fn parse_agent(name: &str) -> Result<AgentKind, String> {

@@ -576,11 +576,25 @@ fn segments(rows: &[PaneSummary]) -> Vec<Segment<'_>> {
             since: r.since,
             unseen: r.unseen,
             kind: r.kind,
-            note: (r.kind == crate::agent::AgentKind::Program)
-                .then(|| crate::agent::program::reported_message(&r.reason))
-                .flatten(),
+            note: note_of(r),
         })
         .collect()
+}
+
+/// What a segment says after its state: a program's report message, or
+/// what a waiting agent asks (`asks: Which database?`, `plan ready:
+/// approve?`), without the source's own detail in brackets.
+fn note_of(row: &PaneSummary) -> Option<&str> {
+    if row.kind == crate::agent::AgentKind::Program {
+        return crate::agent::program::reported_message(&row.reason);
+    }
+    if row.state != crate::verdict::State::Waiting
+        || !(row.reason.starts_with("asks") || row.reason.starts_with("plan ready"))
+    {
+        return None;
+    }
+    let detail = row.reason.rfind(" (").filter(|_| row.reason.ends_with(')'));
+    Some(&row.reason[..detail.unwrap_or(row.reason.len())])
 }
 
 #[cfg(test)]

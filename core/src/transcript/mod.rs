@@ -87,15 +87,10 @@ impl Turn {
 
     /// The verdict after the lines read so far.
     pub fn verdict(&self) -> TranscriptVerdict {
+        // Where it was decided is the verdict's `offset` (for scripts and
+        // `explain`), not words for people.
         let (state, reason) = match self.state {
-            Some(state) => {
-                let at = self.decided_offset.unwrap_or(0);
-                let at = match self.positions_are_rows {
-                    true => format!("row {}", at.saturating_sub(1)),
-                    false => format!("bytes ..{at}"),
-                };
-                (state, format!("{} ({at})", self.reason))
-            }
+            Some(state) => (state, self.reason.clone()),
             None => (State::Unknown, "no turn yet".to_owned()),
         };
         TranscriptVerdict {

@@ -235,6 +235,8 @@ fn plain_row(text: &str) -> RowKind {
         } else {
             RowKind::Other
         }
+    } else if is_question_footer(text) {
+        RowKind::Status(State::Waiting, Rule::QuestionDialog)
     } else if text.starts_with("Waiting for permission") {
         RowKind::Status(State::Waiting, Rule::PermissionWait)
     } else if text.starts_with("Retrying in ") {
@@ -242,6 +244,13 @@ fn plain_row(text: &str) -> RowKind {
     } else {
         RowKind::Other
     }
+}
+
+/// The footer of Claude Code's question and plan dialogs (the
+/// AskUserQuestion tool, the end of plan mode): `Enter to select · ↑/↓ to
+/// navigate · Esc to cancel`, in any order of its parts.
+fn is_question_footer(text: &str) -> bool {
+    text.contains("Enter to select") && (text.contains("to navigate") || text.contains("Esc to cancel"))
 }
 
 /// Old releases' footer while a background agent runs: `… · 1 local agent · ↓ to view`.
@@ -532,6 +541,17 @@ mod tests {
     fn boxed_permission_dialog_is_waiting() {
         let s = "╭──────────────╮\n│ Do you want to make this edit to a.rs? │\n│ ❯ 1. Yes │\n│   2. No  │\n╰──────────────╯";
         assert_eq!(screen(s).state, State::Waiting);
+    }
+
+    /// Issue 45: the question dialog (AskUserQuestion) and the plan-mode
+    /// exit wait for the user, whatever they ask.
+    #[test]
+    fn question_and_plan_dialogs_are_waiting() {
+        let question = "● I need one choice first.\n\n ☐ Database\n\nWhich database should the service use?\n\n❯ 1. Postgres\n     Battle-tested.\n  2. SQLite\n     One file.\n  3. Type something.\n\nEnter to select · ↑/↓ to navigate · Esc to cancel";
+        let v = screen(question);
+        assert_eq!((v.state, v.rule), (State::Waiting, Rule::QuestionDialog), "{v:?}");
+        let plan = "╭─────────────╮\n│ Ready to code? │\n│ Here is Claude's plan: │\n│ 1. add the parser │\n╰─────────────╯\n Would you like to proceed?\n ❯ 1. Yes, and auto-accept edits\n   2. Yes, and manually approve edits\n   3. No, keep planning";
+        assert_eq!(screen(plan).state, State::Waiting);
     }
 
     #[test]

@@ -178,7 +178,7 @@ impl RolloutClassifier {
             Event::Complete { error: Some(error), .. } => {
                 self.state = Some(State::Failed);
                 self.answer = None;
-                format!("task_complete with an error: {error}")
+                format!("the turn failed: {error}")
             }
             Event::Complete { answer, .. } => {
                 self.state = Some(State::Done);
@@ -199,10 +199,7 @@ impl RolloutClassifier {
     /// The verdict after everything fed so far.
     pub fn verdict(&self) -> TranscriptVerdict {
         let (state, reason) = match self.state {
-            Some(state) => (
-                state,
-                format!("{} (bytes ..{})", self.reason, self.decided_offset.unwrap_or(0)),
-            ),
+            Some(state) => (state, self.reason.clone()),
             None => (State::Unknown, "no turn yet".to_owned()),
         };
         TranscriptVerdict {

@@ -187,10 +187,7 @@ impl ChatClassifier {
         let (state, candidate, answer, why) = self.judge();
         TranscriptVerdict {
             state,
-            reason: match self.decided_offset {
-                Some(end) => format!("{why} (bytes ..{end})"),
-                None => why,
-            },
+            reason: why,
             session_id: self.session_id.clone(),
             since: self.decided_at.clone(),
             answer,

@@ -34,6 +34,8 @@ struct Turn {
     started: bool,
     ended: Option<State>,
     pending_tools: Vec<String>,
+    /// The pending calls that wait for the user, with what they ask.
+    questions: Vec<(String, String)>,
     background_agents: usize,
     /// Tool calls counted in `background_agents` (not counted twice when
     /// their result confirms the launch).
@@ -218,6 +220,7 @@ impl Classifier {
         let turn = &mut self.turn;
         turn.started = true;
         turn.pending_tools.retain(|p| !ids.contains(p));
+        turn.questions.retain(|(id, _)| !ids.contains(id));
         if launched_agent {
             // New releases may put an agent in the background on their own.
             for id in ids {
@@ -234,6 +237,7 @@ impl Classifier {
         self.turn.started = true;
         self.turn.ended = Some(state);
         self.turn.pending_tools.clear();
+        self.turn.questions.clear();
         Some(why.to_owned())
     }
 
@@ -253,6 +257,7 @@ impl Classifier {
         if part.message_id.is_none() || part.message_id != turn.response.message_id {
             // A new API response: the model has seen every earlier tool result.
             turn.pending_tools.clear();
+            turn.questions.clear();
             turn.end_marker = None;
             turn.response = Response {
                 message_id: part.message_id.or_else(|| Some(String::new())),
@@ -269,6 +274,9 @@ impl Classifier {
             if tool.background_agent {
                 turn.background_agents += 1;
                 turn.background_calls.push(tool.id.clone());
+            }
+            if let Some(asks) = tool.asks {
+                turn.questions.push((tool.id.clone(), asks));
             }
             turn.pending_tools.push(tool.id);
         }
@@ -301,12 +309,12 @@ impl Classifier {
             None => (None, ""),
         };
         let mut reason = match pos {
-            Some(p) => format!("{explanation} ({why}, {})", describe_pos(p)),
-            None => explanation,
+            Some(_) if !why.is_empty() => format!("{explanation} ({why})"),
+            _ => explanation,
         };
         if let Some((p, why)) = &self.last_invalid {
             reason.push_str(&format!(
-                "; {} unreadable line(s), last at {}: {why}",
+                "; {} unreadable line(s), the last {}: {why}",
                 self.invalid_lines,
                 describe_pos(*p)
             ));
@@ -341,6 +349,11 @@ impl Classifier {
             return (end, None, None, format!("turn {end}"));
         }
         let response = &turn.response;
+        let asking = turn.questions.iter().find(|(id, _)| turn.pending_tools.contains(id));
+        if let Some((_, asks)) = asking {
+            // The call waits for the user's answer: the turn goes on after it.
+            return (State::Waiting, None, None, asks.clone());
+        }
         if !response.is_final_shaped() || !turn.pending_tools.is_empty() {
             let why = match turn.pending_tools.len() {
                 0 => "turn in progress".to_owned(),
@@ -377,8 +390,8 @@ impl Classifier {
 
 fn describe_pos(p: LinePos) -> String {
     match p.number {
-        Some(n) => format!("line {n}, bytes {}..{}", p.start, p.end),
-        None => format!("bytes {}..{}", p.start, p.end),
+        Some(n) => format!("line {n}"),
+        None => format!("at byte {}", p.start),
     }
 }
 
@@ -419,6 +432,29 @@ mod tests {
         assert_eq!(v.state, State::Done);
         assert_eq!(v.answer.as_deref(), Some("All done."));
         assert_eq!(v.line, Some(5));
+    }
+
+    /// Issue 45: a pending question or plan call waits for the user; its
+    /// answer (the tool result) lets the turn go on, and only the turn's
+    /// real end is done.
+    #[test]
+    fn a_pending_question_or_plan_is_waiting_with_what_it_asks() {
+        let ask = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"q1","name":"AskUserQuestion","input":{"questions":[{"question":"Which database?","header":"DB","options":[{"label":"Postgres"},{"label":"SQLite"}],"multiSelect":false}]}}],"stop_reason":"tool_use"}}"#;
+        let answered = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"q1","content":"User answered: Postgres"}]}}"#;
+        let final_answer = r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"Using Postgres."}],"stop_reason":"end_turn"}}"#;
+        let v = run(&[PROMPT, ask]);
+        assert_eq!(v.state, State::Waiting, "{}", v.reason);
+        assert!(v.reason.starts_with("asks: Which database?"), "{}", v.reason);
+        assert_eq!(v.answer, None, "a question is no answer to route");
+        let v = run(&[PROMPT, ask, answered]);
+        assert_eq!(v.state, State::Working, "{}", v.reason);
+        let v = run(&[PROMPT, ask, answered, final_answer]);
+        assert_eq!((v.state, v.answer.as_deref()), (State::Done, Some("Using Postgres.")));
+
+        let plan = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Here is the plan."},{"type":"tool_use","id":"p1","name":"ExitPlanMode","input":{"plan":"1. a\n2. b"}}],"stop_reason":"tool_use"}}"#;
+        let v = run(&[PROMPT, plan]);
+        assert_eq!(v.state, State::Waiting, "{}", v.reason);
+        assert!(v.reason.starts_with("plan ready: approve?"), "{}", v.reason);
     }
 
     #[test]
