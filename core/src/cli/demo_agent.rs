@@ -8,5 +8,5 @@ use turnstile_core::simulate::{self, SimOptions};
 
 /// Runs the simulated agent of `kind` until killed.
 pub fn run(kind: AgentKind, options: &SimOptions) -> Result<()> {
-    simulate::run(options, kind.simulator()).map_err(|e| anyhow!(e))
+    simulate::run(options, kind.simulator())
 }

@@ -40,11 +40,13 @@ impl Outcome {
 }
 
 /// Parses `done,fail,…`; a clear error for an unknown word.
-pub fn parse_script(script: &str) -> Result<Vec<Outcome>, String> {
+pub fn parse_script(script: &str) -> anyhow::Result<Vec<Outcome>> {
     script
         .split(',')
         .filter(|w| !w.trim().is_empty())
-        .map(|w| Outcome::parse(w).ok_or_else(|| format!("unknown outcome `{w}` (use done, fail, interrupt, wait)")))
+        .map(|w| {
+            Outcome::parse(w).ok_or_else(|| anyhow::anyhow!("unknown outcome `{w}` (use done, fail, interrupt, wait)"))
+        })
         .collect()
 }
 
@@ -123,14 +125,15 @@ pub struct SimOptions {
 }
 
 /// Runs the agent until killed (or `turns` are done, then idles).
-pub fn run(options: &SimOptions, kind: &'static dyn Simulator) -> Result<(), String> {
+pub fn run(options: &SimOptions, kind: &'static dyn Simulator) -> anyhow::Result<()> {
+    use anyhow::Context;
     let script = parse_script(&options.script)?;
-    let mut sim = Sim::start(options, kind).map_err(|e| format!("cannot start the simulated agent: {e}"))?;
+    let mut sim = Sim::start(options, kind).context("cannot start the simulated agent")?;
     let prompts = options
         .listen
         .then(|| input::listen_to_stdin(options.drop_enters, std::time::Duration::from_millis(options.deaf_ms)));
     let mut turn = 0u32;
-    let played = |e: io::Error| format!("cannot write the agent's log: {e}");
+    let played = "cannot write the agent's log";
     loop {
         let scripted_done =
             options.turns.is_some_and(|n| turn >= n) || (!script.is_empty() && turn as usize >= script.len());
@@ -142,7 +145,7 @@ pub fn run(options: &SimOptions, kind: &'static dyn Simulator) -> Result<(), Str
         });
         if let Some(outcome) = outcome {
             turn += 1;
-            kind.turn(&mut sim, turn, outcome, None).map_err(played)?;
+            kind.turn(&mut sim, turn, outcome, None).context(played)?;
         }
         let rest = if outcome.is_some() {
             4.0 + sim.rand(4) as f64
@@ -151,7 +154,7 @@ pub fn run(options: &SimOptions, kind: &'static dyn Simulator) -> Result<(), Str
         };
         if let Some(prompt) = sim.idle(prompts.as_ref(), rest) {
             turn += 1;
-            kind.turn(&mut sim, turn, Outcome::Done, Some(prompt)).map_err(played)?;
+            kind.turn(&mut sim, turn, Outcome::Done, Some(prompt)).context(played)?;
         }
     }
 }
@@ -163,7 +166,10 @@ mod tests {
     #[test]
     fn scripts_parse_and_reject_unknown_words() {
         assert_eq!(parse_script("done, fail,wait,interrupt").unwrap().len(), 4);
-        assert!(parse_script("done,explode").unwrap_err().contains("explode"));
+        assert!(parse_script("done,explode")
+            .unwrap_err()
+            .to_string()
+            .contains("explode"));
         assert!(parse_script("").unwrap().is_empty());
     }
 }

@@ -17,7 +17,7 @@
 //! the line says, a line no rule matches says nothing. A log's done is as
 //! authoritative as the rule that wrote it: the user's own word.
 
-use super::pattern::Pattern;
+use super::pattern::{BadPattern, Pattern};
 use crate::transcript::lines::{parse_line, LineClassifier, LineRules};
 use crate::transcript::{TranscriptVerdict, Turn};
 use crate::State;
@@ -98,11 +98,47 @@ impl<'de> Deserialize<'de> for LogGlob {
     }
 }
 
+/// Why a log glob is refused (each names the glob as written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadGlob {
+    /// Not under the home, the working directory or the root.
+    NoBase(String),
+    /// Wildcards or `..` in its folder.
+    WildFolder(String),
+    /// No file name, or `[`, `]`, `{`, `}` in it.
+    NoName(String),
+    /// Its name's pattern does not compile.
+    Pattern(String, BadPattern),
+}
+
+impl std::fmt::Display for BadGlob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadGlob::NoBase(g) => write!(f, "{g:?}: start it with ~/ (the home), ./ (the working directory) or /"),
+            BadGlob::WildFolder(g) => write!(
+                f,
+                "{g:?}: the folder is written out (wildcards in the file name only, no ..)"
+            ),
+            BadGlob::NoName(g) => write!(f, "{g:?}: name the files (`*` and `?` only)"),
+            BadGlob::Pattern(g, why) => write!(f, "{g:?}: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for BadGlob {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BadGlob::Pattern(_, why) => Some(why),
+            _ => None,
+        }
+    }
+}
+
 impl LogGlob {
     /// Reads `written` (on `line`): `~/folder/name*.jsonl` under the home,
     /// `./…` under the working directory, or an absolute path; wildcards
     /// in the file name only, no `..`.
-    pub fn new(written: &str, line: usize) -> Result<LogGlob, String> {
+    pub fn new(written: &str, line: usize) -> Result<LogGlob, BadGlob> {
         let (base, rest) = if let Some(rest) = written.strip_prefix("~/") {
             (Base::Home, rest)
         } else if let Some(rest) = written.strip_prefix("./") {
@@ -110,21 +146,17 @@ impl LogGlob {
         } else if let Some(rest) = written.strip_prefix('/') {
             (Base::Root, rest)
         } else {
-            return Err(format!(
-                "{written:?}: start it with ~/ (the home), ./ (the working directory) or /"
-            ));
+            return Err(BadGlob::NoBase(written.to_owned()));
         };
         let (folder, name) = rest.rsplit_once('/').unwrap_or(("", rest));
         let wild = |part: &str| part.contains(['*', '?', '[', ']', '{', '}']);
         if folder.split('/').any(|part| part == ".." || wild(part)) {
-            return Err(format!(
-                "{written:?}: the folder is written out (wildcards in the file name only, no ..)"
-            ));
+            return Err(BadGlob::WildFolder(written.to_owned()));
         }
         if name.is_empty() || name == "." || name == ".." || name.contains(['[', ']', '{', '}']) {
-            return Err(format!("{written:?}: name the files (`*` and `?` only)"));
+            return Err(BadGlob::NoName(written.to_owned()));
         }
-        let file = Pattern::new(&glob_to_regex(name), line)?;
+        let file = Pattern::new(&glob_to_regex(name), line).map_err(|why| BadGlob::Pattern(written.to_owned(), why))?;
         Ok(LogGlob {
             written: written.to_owned(),
             line,
@@ -369,7 +401,8 @@ mod tests {
         assert!(root.names("toy.(1)+.jsonl"), "regex characters are literal");
         assert_eq!(root.folder(home, cwd), PathBuf::from("/var/log"));
         for bad in ["logs/*.jsonl", "~/*/x.jsonl", "~/../x.jsonl", "~/logs/", "~/[ab].jsonl"] {
-            assert!(LogGlob::new(bad, 1).is_err(), "{bad}");
+            let why: Box<dyn std::error::Error> = Box::new(LogGlob::new(bad, 1).unwrap_err());
+            assert!(why.to_string().starts_with(&format!("{bad:?}: ")), "{why}");
         }
     }
 

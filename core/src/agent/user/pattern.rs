@@ -38,15 +38,27 @@ impl<'de> Deserialize<'de> for Pattern {
     }
 }
 
+/// A pattern that does not compile: the engine's reason, in one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadPattern(pub String);
+
+impl std::fmt::Display for BadPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadPattern {}
+
 impl Pattern {
     /// Compiles `source`, written on `line`; the engine's reason when it
     /// does not compile.
-    pub fn new(source: &str, line: usize) -> Result<Pattern, String> {
+    pub fn new(source: &str, line: usize) -> Result<Pattern, BadPattern> {
         let regex = regex_lite::RegexBuilder::new(source)
             .size_limit(1 << 20)
             .nest_limit(64)
             .build()
-            .map_err(|e| crate::text::first_line(&e.to_string()))?;
+            .map_err(|e| BadPattern(crate::text::first_line(&e.to_string())))?;
         Ok(Pattern {
             source: source.to_owned(),
             regex,
@@ -83,7 +95,8 @@ mod tests {
 
     #[test]
     fn a_pattern_that_does_not_compile_says_why_in_one_line() {
-        let why = Pattern::new("(unclosed", 3).unwrap_err();
+        let why: Box<dyn std::error::Error> = Box::new(Pattern::new("(unclosed", 3).unwrap_err());
+        let why = why.to_string();
         assert!(!why.is_empty() && !why.contains('\n'), "{why}");
         assert!(Pattern::new(&"(".repeat(200), 1).is_err(), "nesting is bounded");
     }
