@@ -2,7 +2,7 @@
 //! the tests (the engine is `turnstile_core::simulate`, each kind's turns
 //! are its own, in `agent/<kind>/demo.rs`).
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use turnstile_core::agent::AgentKind;
 use turnstile_core::simulate::{self, SimOptions};
 
