@@ -345,3 +345,62 @@ fn the_demo_refuses_a_planted_folder_and_writes_nothing_there() {
     one_line_error(&out, "symlink");
     assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0, "nothing written there");
 }
+
+/// Issue 45: `transcript` and `explain` read OpenCode's database as a
+/// Claude Code transcript (206 unreadable lines). The database itself names
+/// its newest session, told by SQLite's header; `--agent` names the kind.
+#[test]
+fn transcript_and_explain_read_opencodes_database_by_its_header() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("oc");
+    let mut agent = Command::new(BIN)
+        .args([
+            "demo-agent",
+            "--kind",
+            "opencode",
+            "--name",
+            "o",
+            "--script",
+            "done",
+            "--turns",
+            "1",
+        ])
+        .args(["--pace", "0.05", "--home", home.to_str().unwrap()])
+        .env("TMPDIR", tmp.path())
+        .current_dir(tmp.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let db = home.join("opencode.db");
+    let db = db.to_str().unwrap();
+    let started = std::time::Instant::now();
+    let mut last = serde_json::Value::Null;
+    while started.elapsed() < std::time::Duration::from_secs(30) && last["state"] != "done" {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let out = run(&["transcript", db], b"");
+        if out.status.success() {
+            last = json(&out);
+        }
+    }
+    let explained = run(&["explain", db], b"");
+    let forced = run(&["transcript", db, "--agent", "opencode"], b"");
+    let _ = (agent.kill(), agent.wait());
+    assert_eq!(last["state"], "done", "{last}");
+    assert!(!last["reason"].as_str().unwrap_or("").contains("unreadable"), "{last}");
+    assert_eq!(json(&forced)["state"], "done");
+    let text = String::from_utf8_lossy(&explained.stdout);
+    assert!(text.starts_with("state: done"), "{text}");
+    let help = String::from_utf8_lossy(&run(&["transcript", "--help"], b"").stdout).to_string();
+    for kind in [
+        "Claude Code",
+        "Codex",
+        "Gemini",
+        "Qwen",
+        "Copilot",
+        "OpenCode",
+        "rules file",
+    ] {
+        assert!(help.contains(kind), "{kind} in {help}");
+    }
+}

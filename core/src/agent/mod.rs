@@ -202,6 +202,12 @@ pub trait LogStore: Sync {
     fn is_subordinate(&self, _log: &Path) -> bool {
         false
     }
+    /// The log a person means by naming the store's file itself (`turnstile
+    /// transcript ~/.local/share/opencode/opencode.db`): its newest main
+    /// session's. `None` when `file` is not such a store (an exported copy).
+    fn newest_log(&self, _file: &Path) -> io::Result<Option<PathBuf>> {
+        Ok(None)
+    }
 }
 
 /// What one agent's hooks mean and where they are installed: the third

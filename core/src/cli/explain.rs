@@ -83,7 +83,8 @@ fn rule_help(rule: screen::Rule) -> &'static str {
 pub fn transcript(path: &Path, agent: Option<AgentKind>) -> Result<String> {
     super::rules();
     let kind = agent.unwrap_or_else(|| turnstile_core::host::report::kind_of_transcript(path));
-    let v = turnstile_core::host::report::classify_file(path, kind, true)?;
+    let log = turnstile_core::host::report::log_named(path, kind)?;
+    let v = turnstile_core::host::report::classify_file(&log, kind, true)?;
     let mut out = format!("state: {}\nsource: transcript\n", v.state);
     if let Some(c) = v.candidate {
         let _ = writeln!(

@@ -66,10 +66,19 @@ enum Command {
         #[arg(long, default_value = "")]
         title: String,
     },
-    /// Classify an agent's log from its tail (a Claude Code transcript, a Codex rollout or a Gemini CLI chat log, told apart by name and first line): {"state", "answer", …}.
+    /// Classify an agent's log from its tail: {"state", "answer", …}. Any
+    /// log the watcher reads: a Claude Code transcript, a Codex rollout, a
+    /// Gemini CLI or Qwen Code chat log, a Copilot CLI `events.jsonl`,
+    /// OpenCode's database (its newest session; or `opencode.db/<session
+    /// id>`) or a rules file's agent's log, told apart by path and first
+    /// bytes unless `--agent` names the kind.
     Transcript {
-        /// The transcript file.
+        /// The log file.
         file: PathBuf,
+        /// Whose log it is: claude, codex, gemini, qwen, copilot, opencode
+        /// or a rules file's agent.
+        #[arg(long, value_parser = parse_agent)]
+        agent: Option<AgentKind>,
     },
     /// Classify a Claude Code session status file (~/.claude/sessions/<pid>.json).
     Session {
@@ -375,13 +384,11 @@ fn print_rules(loaded: &Loaded, json: bool) -> i32 {
 fn dispatch(command: Command) -> Result<()> {
     match command {
         Command::Screen { file, agent, title } => print_json(&screen_json(&read_text(&file)?, agent, &title)),
-        Command::Transcript { file } => {
+        Command::Transcript { file, agent } => {
             rules(); // a rules file's agent's log is read by its rules, as `explain` reads it
-            print_json(&transcript_json(&report::classify_file(
-                &file,
-                report::kind_of_transcript(&file),
-                false,
-            )?))
+            let kind = agent.unwrap_or_else(|| report::kind_of_transcript(&file));
+            let log = report::log_named(&file, kind)?;
+            print_json(&transcript_json(&report::classify_file(&log, kind, false)?))
         }
         Command::Session { file } => print_json(&session_json(&read_bytes(&file)?)?),
         Command::Status { session, panes, json } => {
@@ -601,7 +608,8 @@ fn guess_kind(path: &Path) -> Result<InputKind> {
         .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
         .with_context(|| format!("cannot read {}", path.display()))?;
     let first = head.iter().find(|b| !b.is_ascii_whitespace());
-    let is_jsonl = path.extension().is_some_and(|e| e == "jsonl") || first == Some(&b'{');
+    let is_database = head.starts_with(turnstile_core::agent::opencode::home::SQLITE_HEADER);
+    let is_jsonl = path.extension().is_some_and(|e| e == "jsonl") || first == Some(&b'{') || is_database;
     Ok(if is_jsonl {
         InputKind::Transcript
     } else {

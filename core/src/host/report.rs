@@ -117,6 +117,19 @@ pub fn kind_of_transcript(path: &Path) -> AgentKind {
     AgentKind::of_log(name, folder, &head[..n])
 }
 
+/// The log `path` names for `kind`: itself, or, when it is the database
+/// the kind keeps its logs in (OpenCode's `opencode.db`), its newest main
+/// session's.
+pub fn log_named(path: &Path, kind: AgentKind) -> Result<PathBuf> {
+    let Some(store) = kind.log().store().filter(|s| !s.keeps(path)) else {
+        return Ok(path.to_owned());
+    };
+    let newest = store
+        .newest_log(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(newest.unwrap_or_else(|| path.to_owned()))
+}
+
 /// Classifies a transcript file of `kind` cold, from its tail.
 pub fn classify_file(path: &Path, kind: AgentKind, count_lines: bool) -> Result<TranscriptVerdict> {
     Ok(read_cold(path, kind, count_lines)?.0.verdict())

@@ -59,6 +59,9 @@ fn xdg(var: &dyn Fn(&str) -> Option<String>, name: &str, fallback: &str) -> Opti
     }
 }
 
+/// The first bytes of every SQLite database (OpenCode's is one).
+pub const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
+
 /// The session id a log path names (`…/opencode.db/<id>`), if it is one.
 pub fn session_of_log(log: &Path) -> Option<&str> {
     let database = log.parent()?;

@@ -118,7 +118,9 @@ impl AgentLog for OpenCode {
     }
     /// A session inside `opencode.db`, or its rows exported (a fixture).
     fn owns_log(&self, _name: &str, folder: &str, head: &[u8]) -> bool {
-        folder == home::DATABASE || head.starts_with(br#"{"aggregate_id":"ses_"#)
+        folder == home::DATABASE
+            || head.starts_with(br#"{"aggregate_id":"ses_"#)
+            || head.starts_with(home::SQLITE_HEADER)
     }
     fn positions_are_rows(&self) -> bool {
         true

@@ -6,7 +6,7 @@
 //! read-only, wait at most 200 ms for a lock, and open only a regular file
 //! (a FIFO or a device where the database should be is refused at once).
 
-use super::home::{self, DATABASE};
+use super::home::{self, DATABASE, SQLITE_HEADER};
 use crate::agent::LogStore;
 use rusqlite::{Connection, OpenFlags};
 use std::io;
@@ -28,6 +28,15 @@ fn open(database: &Path) -> io::Result<Connection> {
     let db = Connection::open_with_flags(database, flags).map_err(io::Error::other)?;
     db.busy_timeout(Duration::from_millis(200)).map_err(io::Error::other)?;
     Ok(db)
+}
+
+/// True when `file` is an SQLite database (its header), read without
+/// blocking: a FIFO or a device is refused.
+fn is_sqlite(file: &Path) -> io::Result<bool> {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    let n = crate::host::files::open_regular(file)?.read(&mut head)?;
+    Ok(head[..n].starts_with(SQLITE_HEADER))
 }
 
 /// The database and the session a log path names.
@@ -120,6 +129,25 @@ impl LogStore for OpenCodeStore {
         matches!(parent, Ok(Some(_)))
     }
 
+    fn newest_log(&self, file: &Path) -> io::Result<Option<PathBuf>> {
+        if !is_sqlite(file)? {
+            return Ok(None);
+        }
+        let db = open(file)?;
+        let newest = "SELECT id FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC LIMIT 1";
+        let id: Option<String> = db.query_row(newest, [], |r| r.get(0)).map(Some).or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(io::Error::other(e)),
+        })?;
+        let log = id
+            .map(|id| file.join(id))
+            .filter(|log| home::session_of_log(log).is_some());
+        match log {
+            Some(log) => Ok(Some(log)),
+            None => Err(io::Error::new(io::ErrorKind::NotFound, "the database holds no session")),
+        }
+    }
+
     fn logs_of_project(&self, home: &Path, cwd: &Path) -> Vec<(PathBuf, u64)> {
         let database = home.join(DATABASE);
         let Ok(db) = open(&database) else {
@@ -181,6 +209,28 @@ mod tests {
         assert!(!OpenCodeStore.is_subordinate(&root));
         assert!(OpenCodeStore.changed_by(&root, &dir.path().join("opencode.db-wal")));
         assert!(!OpenCodeStore.changed_by(&root, &dir.path().join("other.db-wal")));
+    }
+
+    #[test]
+    fn the_database_itself_names_its_newest_main_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = database(dir.path());
+        assert_eq!(OpenCodeStore.newest_log(&db).unwrap(), Some(db.join("ses_root")));
+        let export = dir.path().join("export.jsonl");
+        std::fs::write(&export, "{}\n").unwrap();
+        assert_eq!(
+            OpenCodeStore.newest_log(&export).unwrap(),
+            None,
+            "an exported copy is read as a file"
+        );
+        let empty = dir.path().join("empty").join(DATABASE);
+        std::fs::create_dir(empty.parent().unwrap()).unwrap();
+        Connection::open(&empty)
+            .unwrap()
+            .execute_batch("CREATE TABLE session (id TEXT, parent_id TEXT, time_updated INTEGER);")
+            .unwrap();
+        let why = OpenCodeStore.newest_log(&empty).unwrap_err();
+        assert!(why.to_string().contains("no session"), "{why}");
     }
 
     #[test]
