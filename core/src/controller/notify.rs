@@ -2,8 +2,9 @@
 //! at turns done, failed or waiting.
 //!
 //! Edges of unseen panes wait [`COALESCE_MS`] for company, then go out as one
-//! run, never sooner than `notify_interval_ms` after the previous one, and
-//! never while the previous one still runs (one that does not answer in
+//! run, never sooner than `notify_interval_ms` after the previous one (but
+//! a pane that waits for its user is told at once: it stalls until someone
+//! comes), and never while the previous one still runs (one that does not answer in
 //! [`LOST_MS`] is given up). A pane is notified once per state of a turn; a
 //! pane looked at before the run leaves the batch. The command runs under
 //! `timeout` through `sh -c`, so a hanging notifier is killed, and being a
@@ -38,8 +39,9 @@ pub const KILL_AFTER_S: u32 = 10;
 pub struct Notifier {
     command: Option<String>,
     interval: Millis,
-    /// Panes to tell about, with when they joined.
-    pending: BTreeMap<u32, Millis>,
+    /// Panes to tell about, with when they joined and whether they wait
+    /// for their user (told without waiting for the interval).
+    pending: BTreeMap<u32, (Millis, bool)>,
     /// The state each pane was last notified for, this turn.
     notified: BTreeMap<u32, State>,
     in_flight: Option<Millis>,
@@ -68,7 +70,9 @@ impl Notifier {
         }
         if tells(edge.to) && unseen && self.notified.get(&pane) != Some(&edge.to) {
             self.notified.insert(pane, edge.to);
-            self.pending.entry(pane).or_insert(now);
+            let waits = edge.to == State::Waiting;
+            let entry = self.pending.entry(pane).or_insert((now, waits));
+            entry.1 |= waits;
         }
     }
 
@@ -77,8 +81,12 @@ impl Notifier {
         if self.in_flight.is_some() {
             return self.in_flight.map(|started| started + LOST_MS);
         }
-        let first = self.pending.values().min()?;
-        let paced = self.last_run.map_or(0, |at| at + self.interval);
+        let first = self.pending.values().map(|(joined, _)| *joined).min()?;
+        let urgent = self.pending.values().any(|(_, waits)| *waits);
+        let paced = match urgent {
+            true => 0,
+            false => self.last_run.map_or(0, |at| at + self.interval),
+        };
         Some((first + COALESCE_MS).max(paced))
     }
 

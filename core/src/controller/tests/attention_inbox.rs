@@ -248,3 +248,25 @@ fn the_inbox_survives_the_leader_moving_to_another_copy() {
         .iter()
         .any(|e| matches!(e, Effect::SendToCopy { copy: 40, payload, .. } if !payload.contains("the rest") && payload.contains("\"pane\":2"))));
 }
+
+/// Issue 45: a waiting pane's notification came ~4 s after the bar showed
+/// it: it waited for the interval after the previous run. A pane that
+/// waits for its user is told after the coalescing alone.
+#[test]
+fn a_waiting_pane_is_notified_without_waiting_for_the_interval() {
+    let mut rig = three_agents(&[("notify", "true"), ("notify_interval_ms", "10000")]);
+    rig.push(&[report(2, State::Done, Source::Transcript, T0, Some("b's answer"))]);
+    assert_eq!(notifier_runs(&rig.timer_at(T0 + notify::COALESCE_MS)).len(), 1);
+    let ended = BTreeMap::from([(CTX_KIND.to_owned(), "notify".to_owned())]);
+    rig.send(Event::HostResult {
+        code: Some(0),
+        stdout: vec![],
+        stderr: vec![],
+        context: ended,
+    });
+    rig.now = T0 + 2_000;
+    rig.push(&[report(3, State::Waiting, Source::Hook, rig.now, None)]);
+    let runs = notifier_runs(&rig.timer_at(rig.now + notify::COALESCE_MS));
+    assert_eq!(runs.len(), 1, "told within a second, not after the 10 s interval");
+    assert_eq!(runs[0].1["TURNSTILE_STATE"], "waiting");
+}
