@@ -45,7 +45,9 @@ struct Line {
 enum Event {
     Session(String),
     Started,
-    Call(String),
+    /// A tool call, and what it asks the user if it is a question
+    /// (`request_user_input`: the turn waits for its answer).
+    Call(String, Option<String>),
     CallOutput(String),
     Complete {
         answer: Option<String>,
@@ -67,12 +69,27 @@ fn event_of(line: &Line) -> Event {
         },
         ("event_msg", "turn_aborted") => Event::Aborted(text("reason").unwrap_or_else(|| "interrupted".into())),
         ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
-            text("call_id").map_or(Event::Other, Event::Call)
+            let asks = (text("name").as_deref() == Some("request_user_input")).then(|| question_of(&line.payload));
+            text("call_id").map_or(Event::Other, |id| Event::Call(id, asks))
         }
         ("response_item", "function_call_output" | "custom_tool_call_output") => {
             text("call_id").map_or(Event::Other, Event::CallOutput)
         }
         _ => Event::Other,
+    }
+}
+
+/// What a `request_user_input` call asks: its first question (its
+/// `arguments` are a JSON text), cut for the bar.
+fn question_of(payload: &Value) -> String {
+    let arguments = payload.get("arguments").and_then(Value::as_str).unwrap_or_default();
+    let question = serde_json::from_str::<Value>(arguments).ok().and_then(|args| {
+        let question = args.pointer("/questions/0/question")?.as_str()?;
+        Some(crate::text::first_line(question).chars().take(80).collect::<String>())
+    });
+    match question {
+        Some(q) if !q.trim().is_empty() => format!("asks: {}", q.trim()),
+        _ => "asks you a question".to_owned(),
     }
 }
 
@@ -99,6 +116,8 @@ pub struct RolloutClassifier {
     answer: Option<String>,
     reason: String,
     pending: Vec<String>,
+    /// The pending calls that ask the user, with what they ask.
+    questions: Vec<(String, String)>,
     decided_offset: Option<u64>,
     decided_at: Option<String>,
     invalid_lines: u64,
@@ -160,17 +179,22 @@ impl RolloutClassifier {
                 return;
             }
             Event::Other => return,
-            Event::Call(id) => {
+            Event::Call(id, asks) => {
+                if let Some(asks) = asks {
+                    self.questions.push((id.clone(), asks));
+                }
                 self.pending.push(id);
                 return;
             }
             Event::CallOutput(id) => {
                 self.pending.retain(|p| *p != id);
+                self.questions.retain(|(q, _)| *q != id);
                 return;
             }
             Event::Started => {
                 self.started = true;
                 self.pending.clear();
+                self.questions.clear();
                 self.answer = None;
                 self.state = Some(State::Working);
                 "task_started: a turn runs".to_owned()
@@ -198,9 +222,11 @@ impl RolloutClassifier {
 
     /// The verdict after everything fed so far.
     pub fn verdict(&self) -> TranscriptVerdict {
-        let (state, reason) = match self.state {
-            Some(state) => (state, self.reason.clone()),
-            None => (State::Unknown, "no turn yet".to_owned()),
+        let question = self.questions.last().map(|(_, asks)| asks);
+        let (state, reason) = match (self.state, question) {
+            (Some(State::Working), Some(asks)) => (State::Waiting, asks.clone()),
+            (Some(state), _) => (state, self.reason.clone()),
+            (None, _) => (State::Unknown, "no turn yet".to_owned()),
         };
         TranscriptVerdict {
             state,
@@ -218,7 +244,6 @@ impl RolloutClassifier {
     }
 }
 
-/// Classifies a rollout cold: the session from its first line, the turn
 /// The folder a rollout was started in, from its first line
 /// (`session_meta`'s `payload.cwd`).
 pub fn started_in(first_line: &[u8]) -> Option<std::path::PathBuf> {
@@ -226,6 +251,7 @@ pub fn started_in(first_line: &[u8]) -> Option<std::path::PathBuf> {
     line.pointer("/payload/cwd")?.as_str().map(std::path::PathBuf::from)
 }
 
+/// Classifies a rollout cold: the session from its first line, the turn
 /// from the last `task_started` (found backwards from the end).
 pub fn classify_rollout_tail<R: Read + Seek>(file: &mut R) -> io::Result<RolloutClassifier> {
     let len = file.seek(SeekFrom::End(0))?;
@@ -359,6 +385,39 @@ mod tests {
         }
         let v = c.verdict();
         assert_eq!(v.invalid_lines, 0);
+    }
+
+    /// Issue 45: a pending `request_user_input` call waits for the user
+    /// (with its question); its output lets the turn go on to its end.
+    #[test]
+    fn a_pending_question_is_waiting_with_what_it_asks() {
+        let started = br#"{"type":"event_msg","payload":{"type":"task_started"}}
+"#;
+        let ask = br#"{"type":"response_item","payload":{"type":"function_call","name":"request_user_input","call_id":"c1","arguments":"{\"questions\":[{\"id\":\"db\",\"header\":\"DB\",\"question\":\"Which database?\",\"options\":[{\"label\":\"Postgres\"}]}]}"}}
+"#;
+        let answered =
+            br#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Postgres"}}
+"#;
+        let done = br#"{"type":"event_msg","payload":{"type":"task_complete","last_agent_message":"Using Postgres."}}
+"#;
+        let mut c = RolloutClassifier::new();
+        c.feed(started);
+        c.feed(ask);
+        let v = c.verdict();
+        assert_eq!((v.state, v.reason.as_str()), (State::Waiting, "asks: Which database?"));
+        c.feed(answered);
+        assert_eq!(
+            c.verdict().state,
+            State::Working,
+            "the answer to a question is no turn end"
+        );
+        c.feed(done);
+        assert_eq!(c.verdict().answer.as_deref(), Some("Using Postgres."));
+        let mut shell = RolloutClassifier::new();
+        shell.feed(started);
+        shell.feed(br#"{"type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"c2","arguments":"{}"}}
+"#);
+        assert_eq!(shell.verdict().state, State::Working, "another call is work");
     }
 
     #[test]
