@@ -12,6 +12,7 @@ pub mod copilot;
 pub mod gemini;
 pub mod opencode;
 pub mod program;
+pub mod question;
 pub mod qwen;
 #[cfg(test)]
 pub mod replay;

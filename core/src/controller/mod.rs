@@ -588,9 +588,7 @@ fn note_of(row: &PaneSummary) -> Option<&str> {
     if row.kind == crate::agent::AgentKind::Program {
         return crate::agent::program::reported_message(&row.reason);
     }
-    if row.state != crate::verdict::State::Waiting
-        || !(row.reason.starts_with("asks") || row.reason.starts_with("plan ready"))
-    {
+    if row.state != crate::verdict::State::Waiting || !crate::agent::question::is_question(&row.reason) {
         return None;
     }
     let detail = row.reason.rfind(" (").filter(|_| row.reason.ends_with(')'));

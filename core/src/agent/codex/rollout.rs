@@ -69,27 +69,14 @@ fn event_of(line: &Line) -> Event {
         },
         ("event_msg", "turn_aborted") => Event::Aborted(text("reason").unwrap_or_else(|| "interrupted".into())),
         ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
-            let asks = (text("name").as_deref() == Some("request_user_input")).then(|| question_of(&line.payload));
+            let arguments = text("arguments").and_then(|a| serde_json::from_str::<Value>(&a).ok());
+            let asks = crate::agent::question::asks(&text("name").unwrap_or_default(), arguments.as_ref());
             text("call_id").map_or(Event::Other, |id| Event::Call(id, asks))
         }
         ("response_item", "function_call_output" | "custom_tool_call_output") => {
             text("call_id").map_or(Event::Other, Event::CallOutput)
         }
         _ => Event::Other,
-    }
-}
-
-/// What a `request_user_input` call asks: its first question (its
-/// `arguments` are a JSON text), cut for the bar.
-fn question_of(payload: &Value) -> String {
-    let arguments = payload.get("arguments").and_then(Value::as_str).unwrap_or_default();
-    let question = serde_json::from_str::<Value>(arguments).ok().and_then(|args| {
-        let question = args.pointer("/questions/0/question")?.as_str()?;
-        Some(crate::text::first_line(question).chars().take(80).collect::<String>())
-    });
-    match question {
-        Some(q) if !q.trim().is_empty() => format!("asks: {}", q.trim()),
-        _ => "asks you a question".to_owned(),
     }
 }
 

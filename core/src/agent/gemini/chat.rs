@@ -40,10 +40,12 @@ enum Kind {
     Prompt,
     /// Tool results handed back to the model.
     ToolResults,
-    /// The model's text; with the tool calls it made, if any.
+    /// The model's text; with the tool calls it made, if any, and what
+    /// an unfinished one asks the user (`ask_user`, `exit_plan_mode`).
     Model {
         text: String,
         tool_calls: usize,
+        asks: Option<String>,
     },
     Cancelled,
     Error(String),
@@ -69,15 +71,32 @@ fn kind_of(record: &Value) -> Option<Kind> {
                 (false, false) => Kind::Prompt,
             }
         }
-        "gemini" => Kind::Model {
-            text: text(),
-            tool_calls: record.get("toolCalls").and_then(Value::as_array).map_or(0, Vec::len),
-        },
+        "gemini" => {
+            let calls = record.get("toolCalls").and_then(Value::as_array);
+            Kind::Model {
+                text: text(),
+                tool_calls: calls.map_or(0, Vec::len),
+                asks: calls.into_iter().flatten().find_map(unanswered_question),
+            }
+        }
         "info" if text().trim() == "Request cancelled." => Kind::Cancelled,
         "info" => Kind::OtherInfo,
         "error" => Kind::Error(text()),
         _ => return None,
     })
+}
+
+/// What a tool call asks its user while it has no result yet.
+fn unanswered_question(call: &Value) -> Option<String> {
+    let finished = call.get("result").is_some_and(|r| !r.is_null())
+        || matches!(
+            call.get("status").and_then(Value::as_str),
+            Some("success" | "error" | "cancelled")
+        );
+    let name = call.get("name").and_then(Value::as_str)?;
+    (!finished)
+        .then(|| crate::agent::question::asks(name, call.get("args")))
+        .flatten()
 }
 
 /// Incremental classifier of one chat log.
@@ -215,7 +234,10 @@ impl ChatClassifier {
         }
         let last = self.turn.iter().rev().find(|r| r.kind != Kind::OtherInfo);
         match last.map(|r| &r.kind) {
-            Some(Kind::Model { text, tool_calls: 0 }) => (
+            Some(Kind::Model { asks: Some(asks), .. }) => (State::Waiting, None, None, asks.clone()),
+            Some(Kind::Model {
+                text, tool_calls: 0, ..
+            }) => (
                 State::Working,
                 Some(State::Done),
                 Some(text.clone()),
@@ -296,6 +318,30 @@ mod tests {
         assert_eq!(
             c.verdict().session_id.as_deref(),
             Some("b8b939b4-4e60-4781-af53-43e6c40f1990")
+        );
+    }
+
+    /// Issue 45: an `ask_user` call without a result waits for the user,
+    /// with its question; its result lets the turn go on.
+    #[test]
+    fn an_unanswered_ask_user_call_is_waiting_with_what_it_asks() {
+        let prompt = br#"{"id":"u1","type":"user","content":[{"text":"pick a db"}]}
+"#;
+        let asking = br#"{"id":"g1","type":"gemini","content":"","toolCalls":[{"id":"a1","name":"ask_user","args":{"questions":[{"question":"Which database?","header":"DB","type":"choice"}]},"status":"awaiting_approval"}]}
+"#;
+        let answered = br#"{"id":"g1","type":"gemini","content":"","toolCalls":[{"id":"a1","name":"ask_user","args":{"questions":[{"question":"Which database?"}]},"result":[{"functionResponse":{"id":"a1","name":"ask_user","response":{"output":"Postgres"}}}],"status":"success"}]}
+"#;
+        let mut c = ChatClassifier::new();
+        c.feed(prompt);
+        c.feed(asking);
+        let v = c.verdict();
+        assert_eq!((v.state, v.reason.as_str()), (State::Waiting, "asks: Which database?"));
+        c.feed(answered);
+        let v = c.verdict();
+        assert_eq!(
+            (v.state, v.candidate),
+            (State::Working, None),
+            "the choice is no answer"
         );
     }
 

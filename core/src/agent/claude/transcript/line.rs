@@ -86,36 +86,6 @@ pub struct ToolUse {
     pub asks: Option<String>,
 }
 
-/// The tools whose call waits for the user: the question dialog, and the
-/// end of plan mode (the plan to approve).
-const QUESTION_TOOL: &str = "AskUserQuestion";
-const PLAN_TOOL: &str = "ExitPlanMode";
-
-/// Longest question kept for the bar (characters).
-const QUESTION_CHARS: usize = 80;
-
-/// What a call asks of the user, if it does (see [`ToolUse::asks`]).
-fn asks_of(name: &str, input: Option<&Value>) -> Option<String> {
-    match name {
-        QUESTION_TOOL => {
-            let question = input
-                .and_then(|i| i.pointer("/questions/0/question").or_else(|| i.get("question")))
-                .and_then(Value::as_str)
-                .map(|q| q.split_whitespace().collect::<Vec<_>>().join(" "))
-                .filter(|q| !q.is_empty());
-            Some(match question {
-                Some(q) if q.chars().count() > QUESTION_CHARS => {
-                    format!("asks: {}…", q.chars().take(QUESTION_CHARS - 1).collect::<String>())
-                }
-                Some(q) => format!("asks: {q}"),
-                None => "asks a question".to_owned(),
-            })
-        }
-        PLAN_TOOL => Some("plan ready: approve?".to_owned()),
-        _ => None,
-    }
-}
-
 /// The `stop_reason` of an assistant line, reduced to what matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Stop {
@@ -395,7 +365,7 @@ fn tool_uses(message: &Value) -> Vec<ToolUse> {
             ToolUse {
                 id: b.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
                 background_agent: background && AGENT_TOOLS.contains(&name),
-                asks: asks_of(name, b.get("input")),
+                asks: crate::agent::question::asks(name, b.get("input")),
             }
         })
         .collect()
