@@ -25,6 +25,9 @@ the first one are free, e.g. a tag):
 - `fail:529`    -> HTTP 529 (overloaded), every time: retries run out
 - `long:N`      -> an N-line markdown answer with banner-shaped prose in it,
                    streamed word by word
+- `ask:Q`       -> "One question first." + an AskUserQuestion call asking Q
+                   (Postgres or SQLite); after the answer: "Thanks: going
+                   with your choice."
 - `echo:TEXT`   -> TEXT
 - `lines:A|B|C` -> the lines A, B and C (an answer with line breaks)
 - anything else -> "Hello from the fake model."
@@ -280,6 +283,14 @@ class FakeApi(FakeServer):
                 if verb == "perm":
                     tool = ("Bash", {"command": "touch approved.txt", "description": "Create a file"})
                     return self.stream(body, [("text", "Creating it."), ("tool_use", tool)], "tool_use")
+                if verb == "ask" and kind == "tool_result":
+                    return self.stream(body, [("text", "Thanks: going with your choice.")], "end_turn", pace=0.3)
+                if verb == "ask":
+                    question = {"question": arg or "Which database?", "header": "Choice", "multiSelect": False,
+                                "options": [{"label": "Postgres", "description": "Battle-tested."},
+                                            {"label": "SQLite", "description": "One file."}]}
+                    tool = ("AskUserQuestion", {"questions": [question]})
+                    return self.stream(body, [("text", "One question first."), ("tool_use", tool)], "tool_use")
                 if verb == "slow":
                     words = [f"word{i}" for i in range(max(1, int(float(arg) * 4)))]
                     return self.stream(body, [("text", "Streaming slowly: " + " ".join(words) + ".")], "end_turn",

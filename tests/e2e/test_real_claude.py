@@ -167,6 +167,32 @@ class RealClaude(unittest.TestCase):
             wait_for("working after approval", lambda: bar_state(z, "asker", "working"), timeout=3)
             wait_for("confirmed done after approval", lambda: confirmed_done(z, "asker"), timeout=30)
 
+    def test_a_question_is_waiting_with_what_it_asks_and_only_the_turns_end_is_routed(self):
+        """Issue 45: the AskUserQuestion dialog is `waiting` with its
+        question, counted and jumped to; answering it resumes the turn,
+        whose real end alone is routed, once."""
+        from test_bar import demo, user_prompts
+        panes = [self.claude("asker"), ("dst", demo("dst", "", turns=0, listen=True))]
+        with self.zellij(panes, plugin_config={"flows": "asker -> dst"}) as z:
+            ready(z, "asker")
+            self.submit(z, "asker", "ask:Which database?")
+            wait_for("waiting with its question",
+                     lambda: bar_state(z, "asker", "waiting") and "Which database?" in segment(z, "asker"), timeout=30)
+            self.assertIn("needs you: 1", z.bar())
+            routed = lambda: [t for _, t in user_prompts(z) if "going with your choice" in t]
+            self.assertEqual(routed(), [], "nothing routed while it asks")
+            pane = f"terminal_{z.pane_id('asker')}"
+            wait_for("the dialog", lambda: "Enter to select" in z.screen(), timeout=20)
+            for _ in range(5):
+                z.action("write", "--pane-id", pane, "13")
+                if self.attempt(lambda: wait_for("the dialog gone", lambda: "Enter to select" not in z.screen(),
+                                                 timeout=3)):
+                    break
+            wait_for("confirmed done", lambda: confirmed_done(z, "asker"), timeout=40)
+            wait_for("the turn's end routed", routed, timeout=30)
+            time.sleep(3)  # not a step: a second delivery would show by now
+            self.assertEqual(len(routed()), 1, user_prompts(z))
+
     def test_flow_planner_answer_is_the_coders_next_prompt_once(self):
         panes = [self.claude("planner"), self.claude("coder")]
         with self.zellij(panes, plugin_config={"flows": "planner -> coder"}) as z:
