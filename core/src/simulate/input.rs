@@ -13,6 +13,16 @@ pub enum Typed {
     Prompt(String),
 }
 
+/// Turns the terminal's bracketed paste on, as every terminal UI that
+/// keeps a paste's line breaks does (zellij drops the markers of a paste
+/// into a program that did not, and each line break would then submit).
+pub fn ask_for_bracketed_paste() -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(b"\x1b[?2004h")?;
+    out.flush()
+}
+
 /// Reads the terminal on a thread. Markers written by turnstile's router
 /// arrive as `ESC[200~ … ESC[201~`, then `\r` in a separate write. The
 /// first `drop_enters` submissions are swallowed: their text stays as a

@@ -129,6 +129,9 @@ pub fn run(options: &SimOptions, kind: &'static dyn Simulator) -> anyhow::Result
     use anyhow::Context;
     let script = parse_script(&options.script)?;
     let mut sim = Sim::start(options, kind).context("cannot start the simulated agent")?;
+    if options.listen {
+        input::ask_for_bracketed_paste().context("cannot write to the terminal")?;
+    }
     let prompts = options
         .listen
         .then(|| input::listen_to_stdin(options.drop_enters, std::time::Duration::from_millis(options.deaf_ms)));
