@@ -257,6 +257,16 @@ impl PaneArbiter {
                 .is_some_and(|s| s.verdict.state == State::Working && s.verdict.at > hook.verdict.at)
     }
 
+    /// What a pending question of the log or a hook asks ([`crate::agent::question`]).
+    fn question(&self) -> Option<&str> {
+        [self.transcript.as_ref(), self.hook.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|o| &o.verdict)
+            .find(|v| v.state == State::Waiting && crate::agent::question::is_question(&v.reason))
+            .map(|v| v.reason.as_str())
+    }
+
     fn decide(&self, now: Millis) -> Fused {
         let auth = self.authoritative();
         // The session file and the screen say what is true *now*: their
@@ -272,7 +282,12 @@ impl PaneArbiter {
             .flatten()
             .find(|o| o.verdict.state == State::Waiting)
         {
-            return from_obs(w, false, "the agent waits for the user");
+            let mut fused = from_obs(w, false, "the agent waits for the user");
+            if let Some(question) = self.question() {
+                // What it asks, in the log's words, whoever saw it first.
+                fused.reason = question.to_owned();
+            }
+            return fused;
         }
         match auth {
             Some(a) if a.verdict.state.is_turn_end() => self.after_turn_end(a),
@@ -823,6 +838,25 @@ mod tests {
         assert_eq!(a.fused().state, State::Waiting);
         a.observe(v(State::Working, Source::Session, 30));
         assert_eq!(a.fused().state, State::Working);
+    }
+
+    /// Issue 45: the screen's dialog or the hook often says waiting first;
+    /// the bar still says what the log's pending question asks.
+    #[test]
+    fn a_wait_seen_first_elsewhere_says_what_the_logs_question_asks() {
+        let mut a = PaneArbiter::new();
+        a.observe(keyed(State::Working, "1", 10));
+        a.observe(v(State::Waiting, Source::Screen, 20));
+        assert_eq!(a.fused().source, Some(Source::Screen));
+        let asks = Verdict::new(
+            State::Waiting,
+            Source::Transcript,
+            "asks: Which database? (a tool)",
+            30,
+        );
+        a.observe(asks);
+        assert_eq!(a.fused().state, State::Waiting);
+        assert_eq!(a.fused().reason, "asks: Which database? (a tool)");
     }
 
     #[test]

@@ -286,7 +286,8 @@ class FakeApi(FakeServer):
                 if verb == "ask" and kind == "tool_result":
                     return self.stream(body, [("text", "Thanks: going with your choice.")], "end_turn", pace=0.3)
                 if verb == "ask":
-                    question = {"question": arg or "Which database?", "header": "Choice", "multiSelect": False,
+                    asked = prompt.split(":", 1)[1].strip() if ":" in prompt else ""
+                    question = {"question": asked or "Which database?", "header": "Choice", "multiSelect": False,
                                 "options": [{"label": "Postgres", "description": "Battle-tested."},
                                             {"label": "SQLite", "description": "One file."}]}
                     tool = ("AskUserQuestion", {"questions": [question]})
