@@ -848,12 +848,7 @@ mod tests {
         a.observe(keyed(State::Working, "1", 10));
         a.observe(v(State::Waiting, Source::Screen, 20));
         assert_eq!(a.fused().source, Some(Source::Screen));
-        let asks = Verdict::new(
-            State::Waiting,
-            Source::Transcript,
-            "asks: Which database? (a tool)",
-            30,
-        );
+        let asks = Verdict::new(State::Waiting, Source::Transcript, "asks: Which database? (a tool)", 30);
         a.observe(asks);
         assert_eq!(a.fused().state, State::Waiting);
         assert_eq!(a.fused().reason, "asks: Which database? (a tool)");

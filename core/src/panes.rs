@@ -153,6 +153,22 @@ impl Pane {
     }
 }
 
+/// What a segment says after its state: a program's report message, or
+/// what a waiting agent asks (`asks: Which database?`, `plan ready:
+/// approve?`), without the source's own detail in brackets.
+pub fn note_of(kind: AgentKind, state: State, reason: &str) -> Option<&str> {
+    if kind == AgentKind::Program {
+        // The arbiter may have said why its word decides, before it.
+        let report = reason.find("reported ").map_or(reason, |at| &reason[at..]);
+        return crate::agent::program::reported_message(report);
+    }
+    if state != State::Waiting || !crate::agent::question::is_question(reason) {
+        return None;
+    }
+    let detail = reason.rfind(" (").filter(|_| reason.ends_with(')'));
+    Some(&reason[..detail.unwrap_or(reason.len())])
+}
+
 /// See [`Pane::turn_identity`]. (A rule's id is the same for every turn,
 /// so a screen verdict has none.)
 fn identity(fused: &crate::arbiter::Fused, log: Option<&str>) -> Option<String> {
@@ -429,8 +445,8 @@ impl PaneTable {
         self.rows(true)
     }
 
-    /// The rows the other copies of the bar draw: summaries without their
-    /// source and reason (copies draw neither).
+    /// The rows the bar draws: summaries without their source, their reason
+    /// only the segment's note ([`note_of`]).
     pub fn drawn_rows(&self) -> Vec<PaneSummary> {
         self.rows(false)
     }
@@ -457,7 +473,12 @@ impl PaneTable {
             confirmed: fused.confirmed,
             since: fused.since,
             unseen: pane.unseen,
-            reason: if why { fused.reason.clone() } else { String::new() },
+            reason: match why {
+                true => fused.reason.clone(),
+                false => note_of(pane.kind, fused.state, &fused.reason)
+                    .unwrap_or_default()
+                    .to_owned(),
+            },
             kind: pane.kind,
         }
     }

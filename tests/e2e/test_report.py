@@ -27,7 +27,8 @@ class Report(unittest.TestCase):
         with Zellij(panes, plugin_config={"flows": "job -> dst"}) as z:
             wait_for("the bar up", lambda: segment(z.bar(), "dst"), timeout=30)
             wait_for("job working", lambda: "working" in (segment(z.bar(), "job") or ""), timeout=30)
-            wait_for("job waiting", lambda: "waiting" in (segment(z.bar(), "job") or ""), timeout=20)
+            wait_for("job waiting, with its message",
+                     lambda: "waiting" in (segment(z.bar(), "job") or "") and "approve deploy?" in z.bar(), timeout=20)
             wait_for("job confirmed done", lambda: is_confirmed_done(segment(z.bar(), "job") or ""), timeout=20)
             wait_for("the answer routed to dst",
                      lambda: any("the build passed: 42 tests" in t for _, t in user_prompts(z)), timeout=30)

@@ -576,23 +576,10 @@ fn segments(rows: &[PaneSummary]) -> Vec<Segment<'_>> {
             since: r.since,
             unseen: r.unseen,
             kind: r.kind,
-            note: note_of(r),
+            // A drawn row's reason is its note alone (`PaneTable::drawn_rows`).
+            note: (!r.reason.is_empty()).then_some(r.reason.as_str()),
         })
         .collect()
-}
-
-/// What a segment says after its state: a program's report message, or
-/// what a waiting agent asks (`asks: Which database?`, `plan ready:
-/// approve?`), without the source's own detail in brackets.
-fn note_of(row: &PaneSummary) -> Option<&str> {
-    if row.kind == crate::agent::AgentKind::Program {
-        return crate::agent::program::reported_message(&row.reason);
-    }
-    if row.state != crate::verdict::State::Waiting || !crate::agent::question::is_question(&row.reason) {
-        return None;
-    }
-    let detail = row.reason.rfind(" (").filter(|_| row.reason.ends_with(')'));
-    Some(&row.reason[..detail.unwrap_or(row.reason.len())])
 }
 
 #[cfg(test)]

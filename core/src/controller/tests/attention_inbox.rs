@@ -270,3 +270,29 @@ fn a_waiting_pane_is_notified_without_waiting_for_the_interval() {
     assert_eq!(runs.len(), 1, "told within a second, not after the 10 s interval");
     assert_eq!(runs[0].1["TURNSTILE_STATE"], "waiting");
 }
+
+/// Issue 45 (and the `report --message` of issue 42): the bar drew rows
+/// without their reason, so neither a question nor a program's message
+/// ever reached a segment. A waiting pane says what it asks; a program,
+/// its message; a plain wait, nothing more.
+#[test]
+fn a_segment_says_what_a_waiting_pane_asks_and_what_a_program_reports() {
+    let mut rig = three_agents(&[]);
+    let mut asks = report(2, State::Waiting, Source::Transcript, T0, None);
+    asks.verdicts[0].reason = "asks: Which database? (assistant called a tool)".into();
+    let mut program = report(3, State::Waiting, Source::Hook, T0, None);
+    program.agent = Some(protocol::AgentBinding {
+        kind: crate::agent::AgentKind::Program,
+        ..protocol::AgentBinding::default()
+    });
+    program.verdicts[0].reason = "reported blocked: approve deploy?".into();
+    rig.push(&[asks, program, report(1, State::Waiting, Source::Hook, T0, None)]);
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(bar.contains("waiting 0s: asks: Which database?"), "{bar}");
+    assert!(
+        !bar.contains("assistant called a tool"),
+        "the source's detail stays out: {bar}"
+    );
+    assert!(bar.contains(": approve deploy?"), "{bar}");
+    assert!(!bar.contains("test"), "a plain wait says nothing more: {bar}");
+}
