@@ -216,6 +216,14 @@ def perm(r):
     r.until_answered("perm:")
 
 
+def question(r):
+    r.prompt("ask:Which database?")
+    r.until_screen("Enter to select")
+    time.sleep(3)
+    r.key("Enter")
+    r.until_answered("ask:Which database?")
+
+
 def background(r):
     r.prompt("bg:8")
     wait_for("the background agent reported back", lambda: any(
@@ -247,6 +255,8 @@ SCENARIOS = {
     "retry-escape": (retry_escape, "Escape while a 529 retry waits (10 retries), then a normal turn",
                      {"retries": 10}),
     "perm": (perm, "ask mode: a Bash call waits for permission, approved after 3 s", {"ask": True, "hooks": True}),
+    "question": (question, "an AskUserQuestion dialog (Postgres or SQLite) answered with Enter after 3 s, then "
+                 "the turn's answer", {"hooks": True}),
     "background": (background, "a background agent (sleep 8) launched; the turn ends when it reports back",
                    {"hooks": True}),
     "subagent": (subagent, "a sub-agent (Agent/Task tool) runs `sleep 4`, then the main answer", {"hooks": True}),
@@ -368,13 +378,18 @@ def draft_turn(rec, lines, prompt_event, next_prompt_t, start_line):
     return turn, end
 
 
+# What a dialog that waits for the user shows: the permission prompt, the
+# question dialog's footer.
+DIALOGS = ("Do you want to proceed?", "Enter to select")
+
+
 def waiting_intervals(frames, start, stop):
-    """The stretches of [start, stop) in which the permission dialog shows."""
+    """The stretches of [start, stop) in which a dialog that waits for the user shows."""
     out, opened = [], None
     for f, screen in frame_screens(frames):
         if not start <= f["t"] < stop:
             continue
-        shown = "Do you want to proceed?" in screen
+        shown = any(dialog in screen for dialog in DIALOGS)
         if shown and opened is None:
             opened = f
         elif not shown and opened is not None:

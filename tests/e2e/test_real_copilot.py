@@ -61,6 +61,10 @@ class RealCopilot(AgentCase, unittest.TestCase):
             self.ready(z, "gh")
             self.submit(z, "gh", "perm:")
             wait_for("waiting", lambda: "waiting" in segment(z, "gh"), timeout=30)
+            # Its events (or hook) say waiting before the dialog is drawn; an
+            # Enter pressed before then found no dialog, which the loop below
+            # took for one answered (the CI flake: the final answer never came).
+            wait_for("the dialog", lambda: "Do you want to run" in z.screen(), timeout=20)
             for _ in range(5):
                 self.press(z, "gh", "13")
                 try:

@@ -72,6 +72,10 @@ class RealOpenCode(AgentCase, unittest.TestCase):
             self.ready(z, "oc")
             self.submit(z, "oc", "perm:")
             wait_for("waiting", lambda: "waiting" in segment(z, "oc"), timeout=30)
+            # Its events (or hook) say waiting before the dialog is drawn; an
+            # Enter pressed before then found no dialog, which the loop below
+            # took for one answered (the CI flake: the final answer never came).
+            wait_for("the dialog", lambda: "Permission required" in z.screen(), timeout=20)
             for _ in range(5):
                 self.press(z, "oc", "13")
                 try:
