@@ -392,6 +392,7 @@ fn transcript_and_explain_read_opencodes_database_by_its_header() {
     let text = String::from_utf8_lossy(&explained.stdout);
     assert!(text.starts_with("state: done"), "{text}");
     let help = String::from_utf8_lossy(&run(&["transcript", "--help"], b"").stdout).to_string();
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" "); // clap wraps to the terminal's width
     for kind in [
         "Claude Code",
         "Codex",
