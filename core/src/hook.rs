@@ -51,6 +51,12 @@ pub struct HookEvent {
     /// `Stop` (recent releases): background tasks still running.
     #[serde(default)]
     pub background_tasks: Option<Vec<Value>>,
+    /// `PermissionRequest` / `PreToolUse`: the tool asked about.
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    /// Its input (a question tool's holds what it asks).
+    #[serde(default)]
+    pub tool_input: Option<Value>,
     /// `SessionStart`: startup / resume / clear / compact.
     #[serde(default)]
     pub source: Option<String>,
@@ -118,7 +124,13 @@ impl HookEvent {
                 State::Failed,
                 "StopFailure hook: an API error ended the turn".to_owned(),
             ),
-            "PermissionRequest" => (State::Waiting, "PermissionRequest hook".to_owned()),
+            "PermissionRequest" => {
+                let tool = self.tool_name.as_deref().unwrap_or_default();
+                match crate::agent::question::asks(tool, self.tool_input.as_ref()) {
+                    Some(asks) => (State::Waiting, format!("{asks} (PermissionRequest hook)")),
+                    None => (State::Waiting, "PermissionRequest hook".to_owned()),
+                }
+            }
             // Gemini CLI's names.
             "BeforeAgent" => (State::Working, "BeforeAgent hook: a turn started".to_owned()),
             "Notification" if self.notification_type.as_deref() == Some("ToolPermission") => {
@@ -268,6 +280,14 @@ mod tests {
             state_of(r#"{"hook_event_name":"PermissionRequest"}"#),
             Some(State::Waiting)
         );
+        // Both releases recorded ask through PermissionRequest for a question.
+        let asks = HookEvent::parse(
+            br#"{"hook_event_name":"PermissionRequest","tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Which database?"}]}}"#,
+        )
+        .unwrap()
+        .verdict(1)
+        .unwrap();
+        assert_eq!(asks.reason, "asks: Which database? (PermissionRequest hook)");
         assert_eq!(
             state_of(r#"{"hook_event_name":"Notification","notification_type":"permission_prompt"}"#),
             Some(State::Waiting)

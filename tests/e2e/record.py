@@ -371,6 +371,7 @@ def draft_turn(rec, lines, prompt_event, next_prompt_t, start_line):
             turn.update(confirm_line=c, confirm_offset=lines[c][1],
                         transcript_confirm_t=frame_time_of_bytes(rec.growth, lines[c][1]))
     waiting = waiting_intervals(rec.frames, t, next_prompt_t)
+    waiting = with_question_offsets(waiting, lines, range((p or 0) + 1, end))
     if waiting:
         turn["waiting"] = waiting
     turn["screen_over_t"] = first_quiet_frame(rec.frames, max(over_after, waiting[-1]["t_end"] if waiting else 0))
@@ -381,6 +382,26 @@ def draft_turn(rec, lines, prompt_event, next_prompt_t, start_line):
 # What a dialog that waits for the user shows: the permission prompt, the
 # question dialog's footer.
 DIALOGS = ("Do you want to proceed?", "Enter to select")
+
+
+# The tools whose call waits for the user's choice (a question, a plan).
+QUESTION_TOOLS = ("AskUserQuestion", "ExitPlanMode")
+
+
+def with_question_offsets(waiting, lines, window):
+    """The dialog intervals, their transcript offsets those of the question call
+    they show: from its tool_use line to its tool_result line (the transcript
+    does not grow while a dialog waits, so the frames' bytes give an empty span)."""
+    def blocks(o, kind):
+        content = ((o or {}).get("message") or {}).get("content")
+        return [b for b in content or [] if isinstance(b, dict) and b.get("type") == kind]
+    asked = [(i, b["id"]) for i in window for b in blocks(lines[i][2], "tool_use") if b.get("name") in QUESTION_TOOLS]
+    for w, (i, call) in zip(waiting, asked):
+        answered = next((j for j in window if j > i and any(
+            b.get("tool_use_id") == call for b in blocks(lines[j][2], "tool_result"))), None)
+        if answered is not None:
+            w["offset_start"], w["offset_end"] = lines[i][0], lines[answered][1]
+    return waiting
 
 
 def waiting_intervals(frames, start, stop):
