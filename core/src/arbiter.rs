@@ -257,9 +257,10 @@ impl PaneArbiter {
                 .is_some_and(|s| s.verdict.state == State::Working && s.verdict.at > hook.verdict.at)
     }
 
-    /// What a pending question of the log or a hook asks ([`crate::agent::question`]).
-    fn question(&self) -> Option<&str> {
-        [self.transcript.as_ref(), self.hook.as_ref()]
+    /// What a pending question of the log, or of the hook whose wait still
+    /// holds (`hook_wait`: not an old question's), asks ([`crate::agent::question`]).
+    fn question<'a>(&'a self, hook_wait: Option<&'a Observation>) -> Option<&'a str> {
+        [self.transcript.as_ref(), hook_wait]
             .into_iter()
             .flatten()
             .map(|o| &o.verdict)
@@ -283,7 +284,7 @@ impl PaneArbiter {
             .find(|o| o.verdict.state == State::Waiting)
         {
             let mut fused = from_obs(w, false, "the agent waits for the user");
-            if let Some(question) = self.question() {
+            if let Some(question) = self.question(hook_wait) {
                 // What it asks, in the log's words, whoever saw it first.
                 fused.reason = question.to_owned();
             }
@@ -852,6 +853,18 @@ mod tests {
         a.observe(asks);
         assert_eq!(a.fused().state, State::Waiting);
         assert_eq!(a.fused().reason, "asks: Which database? (a tool)");
+        // Answered (the log goes on), then a permission dialog: not the old question.
+        let mut b = PaneArbiter::new();
+        b.observe(Verdict::new(
+            State::Waiting,
+            Source::Hook,
+            "asks: Which database? (hook)",
+            10,
+        ));
+        b.observe(keyed(State::Working, "2", 20));
+        b.observe(v(State::Waiting, Source::Screen, 30));
+        assert_eq!(b.fused().state, State::Waiting);
+        assert!(!b.fused().reason.contains("Which database"), "{}", b.fused().reason);
     }
 
     #[test]
