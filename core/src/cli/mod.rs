@@ -608,7 +608,8 @@ fn guess_kind(path: &Path) -> Result<InputKind> {
         .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
         .with_context(|| format!("cannot read {}", path.display()))?;
     let first = head.iter().find(|b| !b.is_ascii_whitespace());
-    let is_database = head.starts_with(turnstile_core::agent::opencode::home::SQLITE_HEADER);
+    // A log kept in a database (its kind told by the file's first bytes).
+    let is_database = AgentKind::of_log("", "", &head).log().store().is_some();
     let is_jsonl = path.extension().is_some_and(|e| e == "jsonl") || first == Some(&b'{') || is_database;
     Ok(if is_jsonl {
         InputKind::Transcript
