@@ -18,6 +18,7 @@ use turnstile_core::transcript::TranscriptVerdict;
 mod demo_agent;
 mod explain;
 mod replay;
+mod setup;
 mod wait;
 
 const STATES_HELP: &str = "\
@@ -95,6 +96,32 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         panes: Vec<u32>,
         /// Print the JSON report instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make plain `zellij` show the bar in every tab: write the plugin,
+    /// grant its permissions, add the bar to your default layout, install
+    /// the hooks of every agent found. Prints each file first; --undo puts
+    /// them back.
+    Setup {
+        /// Write without asking.
+        #[arg(long, short)]
+        yes: bool,
+        /// Print what would be written; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Put back every file an earlier setup changed, byte for byte.
+        #[arg(long)]
+        undo: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Say why the bar shows `✓?`, or nothing: zellij, the plugin, the
+    /// layout, each agent's hooks, each live session. Exit 1 when something
+    /// is wrong, each problem with the command that fixes it.
+    Doctor {
+        /// Print JSON.
         #[arg(long)]
         json: bool,
     },
@@ -318,6 +345,18 @@ pub fn run() -> i32 {
             wait::run(session, pane, until, timeout)
         }
         Command::Watch { session } => watch::run(session, Reloader::load(cli.rules).0),
+        Command::Setup {
+            yes,
+            dry_run,
+            undo,
+            json,
+        } => setup::run(&setup::SetupOptions {
+            yes,
+            dry_run,
+            undo,
+            json,
+        }),
+        Command::Doctor { json } => setup::doctor(json),
         command => dispatch(command).map(|()| 0),
     };
     match outcome {
@@ -432,6 +471,7 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
         Command::Rules { .. } => bail!("rules is handled by run"),
         Command::Watch { .. } => bail!("watch is handled by run"),
+        Command::Setup { .. } | Command::Doctor { .. } => bail!("setup and doctor are handled by run"),
         Command::Pull {
             after,
             wait_ms,

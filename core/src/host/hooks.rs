@@ -192,6 +192,43 @@ pub fn install(options: &InstallOptions) -> Result<String> {
     Ok(format!("{verb} {shown}{kept}"))
 }
 
+/// What installing `agent`'s hooks would make of its user-wide hooks
+/// file, read without locking or writing anything: the file (a symlink's
+/// target), the bytes it has (`None`: missing), and its new text (`None`:
+/// it has the hooks already). `setup` plans with it.
+pub fn planned(agent: AgentKind) -> Result<(PathBuf, Option<Vec<u8>>, Option<String>)> {
+    let target = super::settings::resolve(&settings_path(false, agent)?)?;
+    let original = match files::read_capped(&target, super::settings::MAX_SETTINGS_BYTES) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", target.display())),
+    };
+    let command = hook_command(agent)?;
+    let hooks = agent.hooks();
+    if let Some(source) = hooks.plugin(&command) {
+        let first_line = |text: &[u8]| text.split(|b| *b == b'\n').next().map(<[u8]>::to_vec);
+        if original
+            .as_deref()
+            .is_some_and(|o| first_line(o) != first_line(source.as_bytes()))
+        {
+            anyhow::bail!("{} is not turnstile's plugin; not touching it", target.display());
+        }
+        let text = (original.as_deref() != Some(source.as_bytes())).then_some(source);
+        return Ok((target, original, text));
+    }
+    let mut settings = match &original {
+        Some(bytes) if !bytes.iter().all(u8::is_ascii_whitespace) => serde_json::from_slice(bytes)
+            .with_context(|| format!("{} is not valid JSON; not touching it", target.display()))?,
+        _ => serde_json::Value::Object(serde_json::Map::new()),
+    };
+    hooks.prepare_hooks_file(&mut settings);
+    let events = hooks.hook_events(false);
+    let changed = add_hooks(&mut settings, &|event| hooks.hook_entry(&command, event), &events)
+        .map_err(|odd| anyhow::anyhow!("{}: {odd}; not touching it", target.display()))?;
+    let text = serde_json::to_string_pretty(&settings)? + "\n";
+    Ok((target, original, changed.then_some(text)))
+}
+
 /// Installs (or removes) a kind's plugin file: a whole file, turnstile's
 /// when its first line is the one turnstile writes; anyone else's file
 /// there is left untouched.

@@ -16,11 +16,17 @@
 //! - [`settings`]: safe edits of an agent's settings file;
 //! - [`hooks`]: what a hook event reports, and installing the hooks;
 //! - [`watch`]: the session's watcher, which posts changes to the mailbox;
-//! - [`clock`]: the wall clock in milliseconds.
+//! - [`clock`]: the wall clock in milliseconds;
+//! - [`embedded`]: the plugin built into the binary;
+//! - [`zellij`]: the user's zellij (paths, release, built-in layouts);
+//! - [`setup`]: plain `zellij` with the bar, and its undo;
+//! - [`doctor`]: what is missing when the bar is not what it should be.
 
 pub mod binding;
 pub mod clock;
 pub mod discovery;
+pub mod doctor;
+pub mod embedded;
 pub mod files;
 pub mod home;
 pub mod hooks;
@@ -31,6 +37,8 @@ pub mod report;
 pub mod reported;
 pub mod rules;
 pub mod settings;
+pub mod setup;
 pub mod spool;
 pub mod state;
 pub mod watch;
+pub mod zellij;

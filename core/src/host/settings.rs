@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Largest settings file read.
-const MAX_SETTINGS_BYTES: u64 = 16 << 20;
+pub const MAX_SETTINGS_BYTES: u64 = 16 << 20;
 
 /// A settings file opened for one edit, holding the edit lock.
 pub struct SettingsEdit {
@@ -94,7 +94,7 @@ impl SettingsEdit {
 
 /// `path`, or the file a symlink at `path` points to (through any chain).
 /// A dangling link is an error: its target's folder may not be ours to make.
-fn resolve(path: &Path) -> Result<PathBuf> {
+pub fn resolve(path: &Path) -> Result<PathBuf> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)
             .with_context(|| format!("{} is a symlink whose target cannot be reached", path.display())),

@@ -49,6 +49,13 @@ impl WatcherLock {
     }
 }
 
+/// True when a live watcher holds `session`'s lock (asked, not taken).
+pub fn watcher_runs(session: &str) -> io::Result<bool> {
+    let file = open_lock_file(session)?;
+    let lock = ofd_lock(&file, libc::F_OFD_GETLK)?;
+    Ok(lock.l_type != libc::F_UNLCK as libc::c_short)
+}
+
 fn open_lock_file(session: &str) -> io::Result<File> {
     files::open_lock(&state_folder(session)?.join("watcher.lock"))
 }
