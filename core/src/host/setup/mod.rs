@@ -310,8 +310,10 @@ fn programs_on_path(var: Env) -> Vec<String> {
     names
 }
 
-/// One planned file: its action from what is there now.
+/// One planned file: its action from what is there now. A symlinked file
+/// (stow, chezmoi, home-manager) is written at its target: the link stays.
 fn planned(path: PathBuf, what: String, bytes: Vec<u8>, mode: u32) -> Result<Change> {
+    let path = crate::host::settings::resolve(&path)?;
     let action = match read_bytes(&path)? {
         None => Action::Create,
         Some(now) if now == bytes => Action::Keep,
