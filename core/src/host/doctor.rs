@@ -174,10 +174,7 @@ fn layout_check(var: &dyn Fn(&str) -> Option<String>) -> Check {
     };
     let name = edits::default_layout(&doc).unwrap_or_else(|| "default".into());
     let dir = paths.layout_dir(edits::layout_dir(&doc).as_deref());
-    let file = match name.ends_with(".kdl") || name.contains('/') {
-        true => dir.join(zellij::expand_home(&name)),
-        false => dir.join(format!("{name}.kdl")),
-    };
+    let file = zellij::layout_file(&name, &dir);
     let text = files::read_capped(&file, 16 << 20).map(|b| String::from_utf8_lossy(&b).into_owned());
     let has = text
         .ok()

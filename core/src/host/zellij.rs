@@ -56,6 +56,16 @@ impl ZellijPaths {
     }
 }
 
+/// The file a `default_layout` value names: a path (`…kdl`, or with a
+/// `/`) in the layout folder, else `<name>.kdl` there (a user's layout of
+/// that name; zellij's built-in one when no such file exists).
+pub fn layout_file(name: &str, layout_dir: &Path) -> PathBuf {
+    match name.ends_with(".kdl") || name.contains('/') {
+        true => layout_dir.join(expand_home(name)),
+        false => layout_dir.join(format!("{name}.kdl")),
+    }
+}
+
 /// `~/x` as `$HOME/x`; anything else as it is.
 pub fn expand_home(path: &str) -> PathBuf {
     match (path.strip_prefix("~/"), std::env::var_os("HOME")) {

@@ -255,10 +255,8 @@ fn bar_pane(data: &Path) -> Result<BarPane> {
 /// The layout named `base` with the bar, and its swap layouts: the user's
 /// own file in `layout_dir` (or a path), else zellij's built-in one.
 fn layout_with_bar(base: &str, layout_dir: &Path, bar: &BarPane) -> Result<(String, Option<String>)> {
-    let file = match base.ends_with(".kdl") || base.contains('/') {
-        true => Some(layout_dir.join(zellij::expand_home(base))),
-        false => Some(layout_dir.join(format!("{base}.kdl"))).filter(|f| f.exists()),
-    };
+    let path_named = base.ends_with(".kdl") || base.contains('/');
+    let file = Some(zellij::layout_file(base, layout_dir)).filter(|f| path_named || f.exists());
     let (layout, swap, path) = match file {
         Some(file) => {
             let text = read_text(&file)?;
