@@ -37,6 +37,7 @@ pub mod flow;
 pub mod hook;
 #[cfg(feature = "cli")]
 pub mod host;
+pub mod identity;
 pub mod inbox;
 pub mod mailbox;
 pub mod order;

@@ -150,6 +150,10 @@ pub struct RulesReport {
     /// matches no file).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<RuleNote>,
+    /// The host's build ([`crate::identity::LABEL`]); the bar compares it
+    /// with its own (`None`: a host older than this field).
+    #[serde(default)]
+    pub build: Option<String>,
 }
 
 /// A rules file's agent that loads but may not work as meant.

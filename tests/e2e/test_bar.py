@@ -153,6 +153,19 @@ class PluginInterface(unittest.TestCase):
             wait_for("config message", lambda: "turnstile config: poll_ms" in z.bar(), timeout=15)
             wait_for("still classifying", lambda: "working" in z.bar() or "done" in z.bar(), timeout=25)
 
+    def test_a_host_of_another_build_is_named_in_the_bar_with_the_fix(self):
+        # The real host, answering `rules --json` as a build other than the plugin's would.
+        folder = tempfile.mkdtemp(prefix="ts-otherbuild-")
+        host = os.path.join(folder, "turnstile-old")
+        with open(host, "w") as f:
+            f.write("#!/bin/sh\n"
+                    f'if [ "$1" = rules ]; then "{turnstile_bin()}" "$@" | sed \'s/"build":"[^"]*"/"build":"0.0.9+0badc0de"/\'; '
+                    f'exit 0; fi\nexec "{turnstile_bin()}" "$@"\n')
+        os.chmod(host, 0o755)
+        with Zellij([("tool", replay("2.1.332-tool", 2.0))], plugin_config={"host_command": host}) as z:
+            wait_for("mismatch named", lambda: "0.0.9+0badc0de" in z.bar() and "turnstile setup" in z.bar(), timeout=20)
+            wait_for("still classifying", lambda: "working" in z.bar() or "done" in z.bar(), timeout=25)
+
     def test_a_pushed_verdict_reaches_the_bar(self):
         with Zellij([("pushed", demo("pushed", "", turns=0))]) as z:
             wait_for("agent pane shown", lambda: segment(z.bar(), "pushed"), timeout=20)

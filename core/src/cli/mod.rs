@@ -43,7 +43,7 @@ EXIT CODES
 
 /// Knows whether the coding agent in a pane is working, done, failed, interrupted or waiting.
 #[derive(Parser, Debug)]
-#[command(name = "turnstile", version, about, after_help = STATES_HELP)]
+#[command(name = "turnstile", version = turnstile_core::identity::LABEL, about, after_help = STATES_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

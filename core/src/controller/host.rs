@@ -73,6 +73,7 @@ impl Controller {
         }
         self.rules.problem = match (code, RulesReport::parse(stdout)) {
             (Some(0), Ok(report)) => {
+                self.rules.mismatch = crate::identity::mismatch(report.build.as_deref(), &self.config.host_command);
                 crate::agent::user::load(&report.rules);
                 self.rules.notes = report.notes.clone();
                 report.problem_line()

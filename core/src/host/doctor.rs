@@ -89,7 +89,7 @@ pub fn diagnose(var: &dyn Fn(&str) -> Option<String>) -> Diagnosis {
     let sessions = zellij.as_ref().map_or_else(|_| Vec::new(), live_sessions);
     Diagnosis {
         ok: checks.iter().all(|c| c.ok),
-        version: embedded::VERSION,
+        version: crate::identity::LABEL,
         checks,
         sessions,
     }
@@ -108,7 +108,7 @@ fn plugin_checks(var: &dyn Fn(&str) -> Option<String>) -> Vec<Check> {
     let plugin = match files::read_capped(&wasm, 64 << 20) {
         Ok(bytes) if bytes == embedded::PLUGIN => ok(
             "plugin",
-            format!("{} (turnstile {}, this build)", wasm.display(), embedded::VERSION),
+            format!("{} (turnstile {}, this build)", wasm.display(), crate::identity::LABEL),
         ),
         Ok(bytes) => bad(
             "plugin",

@@ -6,7 +6,7 @@
 pub const PLUGIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/turnstile.wasm"));
 
 /// This build's version (the plugin's and the host's).
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const VERSION: &str = crate::identity::VERSION;
 
 /// A short fingerprint of the embedded plugin (FNV-1a of its bytes, hex):
 /// a plugin file with another fingerprint comes from another build.

@@ -46,12 +46,16 @@ pub fn load(explicit: Option<&Path>) -> Loaded {
 /// Reads and parses the rules file (see [`path_of`]), loading nothing.
 pub fn read_rules(explicit: Option<&Path>) -> Loaded {
     let var = |name: &str| std::env::var(name).ok();
+    let this_build = Loaded {
+        build: Some(crate::identity::LABEL.to_owned()),
+        ..Loaded::default()
+    };
     let Some((path, named)) = path_of(explicit, &var) else {
-        return Loaded::default();
+        return this_build;
     };
     let mut loaded = Loaded {
         path: Some(path.display().to_string()),
-        ..Loaded::default()
+        ..this_build
     };
     match read(&path) {
         Ok(text) => match file::parse(&text) {

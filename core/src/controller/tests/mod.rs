@@ -184,6 +184,19 @@ fn codex(mut report: PaneReport) -> PaneReport {
     report
 }
 
+/// A `turnstile rules --json` answer as a host of this build gives it
+/// (its `build` added when missing; what is not a JSON object is left).
+fn this_build(answer: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(answer) {
+        Ok(serde_json::Value::Object(mut fields)) => {
+            let label = serde_json::Value::String(crate::identity::LABEL.to_owned());
+            fields.entry("build").or_insert(label);
+            serde_json::Value::Object(fields).to_string()
+        }
+        _ => answer.to_owned(),
+    }
+}
+
 fn host_runs(effects: &[Effect], kind: &str) -> Vec<BTreeMap<String, String>> {
     effects
         .iter()

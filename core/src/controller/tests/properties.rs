@@ -175,8 +175,8 @@ impl Session {
             Step::Reload(valid) => Event::HostResult {
                 code: Some(0),
                 stdout: match valid {
-                    true => br#"{"path": "/x/agents.kdl", "rules": {"agents": []}, "problem": null}"#.to_vec(),
-                    false => br#"{"path": "/x/agents.kdl", "rules": {"agents": []}, "problem": {"line": 1, "message": "bad"}}"#.to_vec(),
+                    true => this_build(r#"{"path": "/x/agents.kdl", "rules": {"agents": []}, "problem": null}"#).into_bytes(),
+                    false => this_build(r#"{"path": "/x/agents.kdl", "rules": {"agents": []}, "problem": {"line": 1, "message": "bad"}}"#).into_bytes(),
                 },
                 stderr: vec![],
                 context: BTreeMap::from([(CTX_KIND.to_owned(), "rules".to_owned())]),

@@ -9,7 +9,7 @@ fn rules_result(rig: &mut Rig, stdout: &str) -> Vec<Effect> {
     let context = crate::order::map_of([(CTX_KIND.to_owned(), "rules".to_owned())]);
     rig.send(Event::HostResult {
         code: Some(0),
-        stdout: stdout.as_bytes().to_vec(),
+        stdout: this_build(stdout).into_bytes(),
         stderr: Vec::new(),
         context,
     })
@@ -83,7 +83,7 @@ fn a_copy_whose_rules_are_not_the_leaders_asks_for_them_again() {
     let sent = sent_to(&effects, 5, PIPE_SYNC);
     assert_eq!(sent.len(), 1, "the new rules reach the other copy: {effects:?}");
     let message: SyncRows = serde_json::from_str(sent[0]).unwrap();
-    assert_eq!(message.rules, crate::text::fnv1a(TOY_RULES.bytes()));
+    assert_eq!(message.rules, crate::text::fnv1a(this_build(TOY_RULES).bytes()));
 
     let mut follower = Rig::new(5, &[]);
     follower.send(Event::Panes(pane_list(&[(1, 0), (5, 1)])));
@@ -295,6 +295,23 @@ fn a_broken_rules_file_is_named_in_the_bar_with_its_line() {
         bar.contains("rules` failed: unreadable JSON from `turnstile rules`"),
         "{bar}"
     );
+}
+
+#[test]
+fn a_host_of_another_build_is_named_in_the_bar_with_the_fix() {
+    let mut rig = Rig::leader(&[]);
+    let other = r#"{"path": null, "rules": {"agents": []}, "problem": null, "build": "0.0.1+00000000"}"#;
+    rules_result(&mut rig, other);
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(bar.contains("runs host `turnstile` 0.0.1+00000000"), "{bar}");
+    assert!(bar.contains(crate::identity::LABEL), "{bar}");
+    let old = r#"{"path": null, "rules": {"agents": []}, "problem": null, "build": null}"#;
+    rules_result(&mut rig, old);
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(bar.contains("older host"), "{bar}");
+    rules_result(&mut rig, r#"{"path": null, "rules": {"agents": []}, "problem": null}"#);
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(!bar.contains("host"), "the same build says nothing: {bar}");
 }
 
 /// A rules file's agent that reads its input line by line (`paste "line"`).
