@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, native_wanted, prepare_home
 from agents import ready as ready_screen
 from fake_api import FakeApi, current_prompt, user_texts
-from harness import ROOT, Zellij, segments_by_pane, wait_for
+from harness import ROOT, Zellij, segments_by_pane, wait_for, zellij_bin
 
 
 def segment(z, title):
@@ -274,7 +274,8 @@ class RealClaude(unittest.TestCase):
 
     def test_the_projects_flows_layout_as_users_run_it(self):
         """layouts/flows.kdl as shipped: `claude` and `turnstile` found on
-        PATH, the plugin put in place by scripts/install in the sandbox HOME."""
+        PATH, the plugin put in place by scripts/install (cargo install, then
+        turnstile setup) in the sandbox HOME."""
         def install(z):
             prepare_home(z.home, z.work, hooks=True)
             bin_dir = os.path.join(z.dir, "bin")
@@ -284,10 +285,12 @@ class RealClaude(unittest.TestCase):
             os.chmod(os.path.join(bin_dir, "claude"), 0o755)
             toolchain = {k: os.environ.get(k, os.path.expanduser(d)) for k, d in (
                 ("CARGO_HOME", "~/.cargo"), ("RUSTUP_HOME", "~/.rustup"))}
-            subprocess.run([os.path.join(ROOT, "scripts", "install")], check=True, capture_output=True,
-                           env={**z.env, **toolchain, "PATH": os.environ["PATH"]})
-            z.env["PATH"] = os.pathsep.join([os.path.join(z.home, ".local", "share", "turnstile", "bin"), bin_dir,
-                                             z.env["PATH"]])
+            root = os.path.join(z.home, ".local")
+            path = os.pathsep.join([os.path.dirname(zellij_bin()), os.environ["PATH"]])
+            subprocess.run([os.path.join(ROOT, "scripts", "install"), "--root", root, "--yes"], check=True,
+                           capture_output=True, env={**z.env, **toolchain, "PATH": path,
+                                                     "CARGO_TARGET_DIR": os.path.join(ROOT, "target", "install-check")})
+            z.env["PATH"] = os.pathsep.join([os.path.join(root, "bin"), bin_dir, z.env["PATH"]])
         layout = os.path.join(ROOT, "layouts", "flows.kdl")
         with Zellij(None, layout_file=layout, bar_row=-3, before_start=install) as z:  # bar above the status bar
             ready(z, "planner", count=2)

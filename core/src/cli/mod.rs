@@ -177,6 +177,8 @@ enum Command {
         #[arg(long)]
         hold: Option<f64>,
     },
+    /// Open the demo: four simulated agents (Claude Code, Qwen Code, Gemini CLI, Codex) and the bar in a zellij session of their own. No account, no network; none of your zellij files is touched.
+    Demo,
     /// A simulated agent of any kind (its screen, title, log; Claude Code's status file) for demos and tests.
     DemoAgent {
         /// Shown in prompts and answers.
@@ -357,6 +359,7 @@ pub fn run() -> i32 {
             json,
         }),
         Command::Doctor { json } => setup::doctor(json),
+        Command::Demo => demo(),
         command => dispatch(command).map(|()| 0),
     };
     match outcome {
@@ -470,6 +473,7 @@ fn dispatch(command: Command) -> Result<()> {
         ),
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
         Command::Rules { .. } => bail!("rules is handled by run"),
+        Command::Demo => bail!("demo is handled by run"),
         Command::Watch { .. } => bail!("watch is handled by run"),
         Command::Setup { .. } | Command::Doctor { .. } => bail!("setup and doctor are handled by run"),
         Command::Pull {
@@ -526,6 +530,23 @@ fn dispatch(command: Command) -> Result<()> {
 /// The demo's default home (`$TMPDIR/turnstile-demo/.<kind>`), its shared
 /// root made or checked as a private folder of this user's: one another
 /// user planted there (a symlink to a folder of theirs) is refused.
+/// `turnstile demo`: replaces this process with the demo's zellij (in a
+/// terminal only: zellij needs one).
+fn demo() -> Result<i32> {
+    use std::io::IsTerminal;
+    use std::os::unix::process::CommandExt;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        bail!("turnstile demo opens zellij, which needs a terminal: run it in one");
+    }
+    let exe = std::env::current_exe().context("cannot find the turnstile executable")?;
+    let run = turnstile_core::host::demo::prepare(&|name| std::env::var(name).ok(), &exe)?;
+    let error = std::process::Command::new(&run.program)
+        .args(&run.args)
+        .envs(run.env)
+        .exec();
+    Err(anyhow::Error::from(error).context(format!("cannot run {}", run.program.display())))
+}
+
 fn private_demo_home(kind: AgentKind) -> Result<PathBuf> {
     let home = home::demo_home(kind, None);
     if let Some(root) = home.parent() {

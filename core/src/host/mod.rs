@@ -20,10 +20,12 @@
 //! - [`embedded`]: the plugin built into the binary;
 //! - [`zellij`]: the user's zellij (paths, release, built-in layouts);
 //! - [`setup`]: plain `zellij` with the bar, and its undo;
-//! - [`doctor`]: what is missing when the bar is not what it should be.
+//! - [`doctor`]: what is missing when the bar is not what it should be;
+//! - [`demo`]: the demo's own zellij folder, from the binary alone.
 
 pub mod binding;
 pub mod clock;
+pub mod demo;
 pub mod discovery;
 pub mod doctor;
 pub mod embedded;

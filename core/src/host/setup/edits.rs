@@ -267,7 +267,7 @@ fn string_arg(node: &KdlNode) -> Option<String> {
 }
 
 /// `s` as a KDL string, escaped.
-fn quoted(s: &str) -> String {
+pub fn quoted(s: &str) -> String {
     KdlValue::String(s.to_owned()).to_string()
 }
 
