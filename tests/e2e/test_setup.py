@@ -121,6 +121,29 @@ class Setup(unittest.TestCase):
             self.assertEqual(f.read(), SETTINGS)
         self.assertFalse(os.path.exists(os.path.join(self.home, ".config/zellij/layouts/turnstile.kdl")))
 
+    def test_undo_after_zellij_and_the_user_changed_the_files_takes_out_only_ours(self):
+        self.turnstile("setup", "--yes")
+        permissions = os.path.join(self.home, ".cache/zellij/permissions.kdl")
+        with open(permissions) as f:
+            granted = f.read()
+        self.assertIn("turnstile.wasm", granted)
+        # zellij rewrites the file when the user grants another plugin; the user edits the config.
+        other = '"/home/u/zjstatus.wasm" {\n    ReadApplicationState\n}\n'
+        with open(permissions, "w") as f:
+            f.write(other + granted)
+        with open(self.config, "a") as f:
+            f.write("pane_frames false\n")
+        undone = self.turnstile("setup", "--undo", "--yes")
+        self.assertIn("only turnstile's part taken out", undone.stdout, undone.stdout)
+        with open(permissions) as f:
+            left = f.read()
+        self.assertNotIn("turnstile.wasm", left)
+        self.assertIn('"/home/u/zjstatus.wasm"', left)
+        with open(self.config) as f:
+            self.assertEqual(f.read(), CONFIG + "pane_frames false\n")
+        with open(self.settings) as f:
+            self.assertEqual(f.read(), SETTINGS)
+
     def test_demo_shows_four_agents_on_the_bar_and_touches_no_user_file(self):
         env_args = [f"{k}={v}" for k, v in self.env.items()]
 

@@ -125,6 +125,35 @@ pub fn grant(permissions: &str, path: &Path, key: &str) -> Result<String> {
     Ok(doc.to_string())
 }
 
+/// `permissions` without the grant of the plugin at `key` (the rest as
+/// it is); unchanged when there is none.
+pub fn revoke(permissions: &str, path: &Path, key: &str) -> Result<String> {
+    let mut doc = parse(permissions, path)?;
+    let before = doc.nodes().len();
+    doc.nodes_mut().retain(|n| n.name().value() != key);
+    match doc.nodes().len() == before {
+        true => Ok(permissions.to_owned()),
+        false => Ok(doc.to_string()),
+    }
+}
+
+/// `config` with `default_layout` back from `ours` to `base` (`None`: the
+/// node taken out, zellij's default again); unchanged when it names
+/// another layout now (the user chose one since).
+pub fn restore_default_layout(config: &str, path: &Path, ours: &str, base: Option<&str>) -> Result<String> {
+    let mut doc = parse(config, path)?;
+    if default_layout(&doc).as_deref() != Some(ours) {
+        return Ok(config.to_owned());
+    }
+    match base {
+        Some(base) => set_default_layout(config, path, base),
+        None => {
+            doc.nodes_mut().retain(|n| n.name().value() != "default_layout");
+            Ok(doc.to_string())
+        }
+    }
+}
+
 /// A layout's text with the bar in every tab, tabs opened later included:
 /// in each tab template after its `children`, or, in a layout of panes
 /// alone (zellij's `default`, `compact`), before the plugin panes at the
@@ -274,6 +303,41 @@ pub fn quoted(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn revoke_takes_out_our_grant_alone_from_a_file_zellij_rewrote() {
+        let path = Path::new("permissions.kdl");
+        let granted = grant(
+            "\"/other.wasm\" {\n    ReadApplicationState\n}\n",
+            path,
+            "/h/turnstile.wasm",
+        )
+        .unwrap();
+        // zellij rewrites the file when another plugin is granted.
+        let rewritten = format!("{granted}\"/third.wasm\" {{\n    RunCommands\n}}\n");
+        let revoked = revoke(&rewritten, path, "/h/turnstile.wasm").unwrap();
+        assert!(!revoked.contains("turnstile.wasm"), "{revoked}");
+        assert!(
+            revoked.contains("\"/other.wasm\"") && revoked.contains("\"/third.wasm\""),
+            "{revoked}"
+        );
+        assert_eq!(revoke(&revoked, path, "/h/turnstile.wasm").unwrap(), revoked);
+    }
+
+    #[test]
+    fn restore_default_layout_puts_the_users_back_unless_they_chose_another() {
+        let path = Path::new("config.kdl");
+        let edited = "theme \"dracula\"\ndefault_layout \"turnstile\"\nkeybinds {}\n";
+        let back = restore_default_layout(edited, path, "turnstile", Some("compact")).unwrap();
+        assert_eq!(back, "theme \"dracula\"\ndefault_layout \"compact\"\nkeybinds {}\n");
+        let none = restore_default_layout(edited, path, "turnstile", None).unwrap();
+        assert_eq!(none, "theme \"dracula\"\nkeybinds {}\n");
+        let chosen = "default_layout \"mine\"\n";
+        assert_eq!(
+            restore_default_layout(chosen, path, "turnstile", Some("compact")).unwrap(),
+            chosen
+        );
+    }
 
     const USER_CONFIG: &str = "// my zellij\ntheme \"dracula\"   // dark\n\nkeybinds {\n    normal {\n        bind \"Alt x\" { CloseFocus; }\n    }\n}\ndefault_layout \"compact\"\nweird_unknown_node 1 2 { x; }\n";
 

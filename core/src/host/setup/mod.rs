@@ -204,6 +204,17 @@ pub fn undo(var: Env, dry_run: bool) -> Result<Vec<Undone>> {
         let untouched = written.as_deref().is_none_or(|w| now.as_deref() == Some(w));
         let action = match (&original, untouched) {
             (_, false) => {
+                if let Some(text) = our_part_taken_out(var, &journal, &data, entry, now.as_deref())? {
+                    if !dry_run {
+                        restore(&entry.path, Some(text.as_bytes()), entry.mode)?;
+                    }
+                    done.push(Undone {
+                        path: entry.path.clone(),
+                        action: "edited",
+                        note: Some("changed since setup wrote it: only turnstile's part taken out".into()),
+                    });
+                    continue;
+                }
                 kept_any = true;
                 let note = format!(
                     "changed since setup wrote it; left as it is (its original is kept in {})",
@@ -240,6 +251,45 @@ pub fn undo(var: Env, dry_run: bool) -> Result<Vec<Undone>> {
         }
     }
     Ok(done)
+}
+
+/// A file changed since setup wrote it, with only setup's part taken out,
+/// for the files that part can be told in: zellij rewrites its
+/// `permissions.kdl` whenever a plugin is granted (our grant is removed),
+/// and a user may edit `config.kdl` (its `default_layout` goes back, unless
+/// they chose another). `None` for the other files (left as they are).
+fn our_part_taken_out(
+    var: Env,
+    journal: &Journal,
+    data: &Path,
+    entry: &journal::Entry,
+    now: Option<&[u8]>,
+) -> Result<Option<String>> {
+    let (Ok(paths), Some(now)) = (ZellijPaths::from_env(var), now) else {
+        return Ok(None);
+    };
+    let Ok(text) = std::str::from_utf8(now) else {
+        return Ok(None);
+    };
+    let same = |path: &Path| files_equal(path, &entry.path);
+    let edited = if same(&paths.permissions) {
+        let key = data.join("turnstile.wasm").display().to_string();
+        edits::revoke(text, &entry.path, &key)?
+    } else if same(&paths.config_file) {
+        edits::restore_default_layout(text, &entry.path, LAYOUT_NAME, journal.base_layout.as_deref())?
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(edited))
+}
+
+/// True when `a` and `b` name one file (a symlink's target included).
+fn files_equal(a: &Path, b: &Path) -> bool {
+    a == b
+        || fs::canonicalize(a)
+            .ok()
+            .zip(fs::canonicalize(b).ok())
+            .is_some_and(|(a, b)| a == b)
 }
 
 /// The bar's pane: the plugin in `data`, run by this very binary.
