@@ -75,7 +75,18 @@ class Setup(unittest.TestCase):
     def turnstile(self, *args, check=True):
         return subprocess.run([self.bin, *args], env=self.env, capture_output=True, text=True, timeout=60, check=check)
 
+    def files_of_the_user(self):
+        """Every file under the user's config folders, with its bytes."""
+        found = {}
+        for top in (".config", ".claude"):
+            for folder, _, names in os.walk(os.path.join(self.home, top)):
+                for name in names:
+                    with open(os.path.join(folder, name), "rb") as f:
+                        found[os.path.relpath(os.path.join(folder, name), self.home)] = f.read()
+        return found
+
     def test_plain_zellij_shows_the_bar_and_undo_restores_every_file(self):
+        before = self.files_of_the_user()
         first = self.turnstile("setup", "--yes")
         self.assertIn("done", first.stdout)
         second = self.turnstile("setup", "--yes")
@@ -120,6 +131,7 @@ class Setup(unittest.TestCase):
         with open(self.settings) as f:
             self.assertEqual(f.read(), SETTINGS)
         self.assertFalse(os.path.exists(os.path.join(self.home, ".config/zellij/layouts/turnstile.kdl")))
+        self.assertEqual(self.files_of_the_user(), before, "undo removes every file setup added")
 
     def test_undo_after_zellij_and_the_user_changed_the_files_takes_out_only_ours(self):
         self.turnstile("setup", "--yes")

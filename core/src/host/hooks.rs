@@ -203,30 +203,47 @@ pub fn planned(agent: AgentKind) -> Result<(PathBuf, Option<Vec<u8>>, Option<Str
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", target.display())),
     };
+    let text = with_hooks(agent, &target, original.as_deref())?;
+    Ok((target, original, text))
+}
+
+/// `original`, the bytes of `agent`'s hooks file at `target` (`None`:
+/// missing), with turnstile's hooks added: the new text, `None` when it has
+/// them already. A file that is not the agent's settings JSON, or a plugin
+/// file that is not turnstile's, is an error (nothing is written then).
+/// `install-hooks` and `setup` both edit through it.
+pub fn with_hooks(agent: AgentKind, target: &Path, original: Option<&[u8]>) -> Result<Option<String>> {
     let command = hook_command(agent)?;
     let hooks = agent.hooks();
     if let Some(source) = hooks.plugin(&command) {
-        let first_line = |text: &[u8]| text.split(|b| *b == b'\n').next().map(<[u8]>::to_vec);
-        if original
-            .as_deref()
-            .is_some_and(|o| first_line(o) != first_line(source.as_bytes()))
-        {
+        if plugin_is_ours(original, &source) == Some(false) {
             anyhow::bail!("{} is not turnstile's plugin; not touching it", target.display());
         }
-        let text = (original.as_deref() != Some(source.as_bytes())).then_some(source);
-        return Ok((target, original, text));
+        return Ok((original != Some(source.as_bytes())).then_some(source));
     }
-    let mut settings = match &original {
-        Some(bytes) if !bytes.iter().all(u8::is_ascii_whitespace) => serde_json::from_slice(bytes)
-            .with_context(|| format!("{} is not valid JSON; not touching it", target.display()))?,
-        _ => serde_json::Value::Object(serde_json::Map::new()),
-    };
+    let mut settings = parse_settings(target, original)?;
     hooks.prepare_hooks_file(&mut settings);
     let events = hooks.hook_events(false);
     let changed = add_hooks(&mut settings, &|event| hooks.hook_entry(&command, event), &events)
         .map_err(|odd| anyhow::anyhow!("{}: {odd}; not touching it", target.display()))?;
     let text = serde_json::to_string_pretty(&settings)? + "\n";
-    Ok((target, original, changed.then_some(text)))
+    Ok(changed.then_some(text))
+}
+
+/// A settings file's bytes as JSON: `{}` for a missing or blank file.
+fn parse_settings(target: &Path, original: Option<&[u8]>) -> Result<serde_json::Value> {
+    match original {
+        Some(bytes) if !bytes.iter().all(u8::is_ascii_whitespace) => serde_json::from_slice(bytes)
+            .with_context(|| format!("{} is not valid JSON; not touching it", target.display())),
+        _ => Ok(serde_json::Value::Object(serde_json::Map::new())),
+    }
+}
+
+/// Whether a plugin file holding `original` is turnstile's (its first line
+/// is the one turnstile writes); `None` when there is no file.
+fn plugin_is_ours(original: Option<&[u8]>, source: &str) -> Option<bool> {
+    let first_line = |text: &[u8]| text.split(|b| *b == b'\n').next().map(<[u8]>::to_vec);
+    original.map(|text| first_line(text) == first_line(source.as_bytes()))
 }
 
 /// Installs (or removes) a kind's plugin file: a whole file, turnstile's
@@ -234,11 +251,7 @@ pub fn planned(agent: AgentKind) -> Result<(PathBuf, Option<Vec<u8>>, Option<Str
 /// there is left untouched.
 fn install_plugin(options: &InstallOptions, edit: SettingsEdit, source: &str) -> Result<String> {
     let shown = edit.target.display().to_string();
-    let first_line = |text: &[u8]| text.split(|b| *b == b'\n').next().map(<[u8]>::to_vec);
-    let ours = edit
-        .original
-        .as_deref()
-        .map(|text| first_line(text) == first_line(source.as_bytes()));
+    let ours = plugin_is_ours(edit.original.as_deref(), source);
     if ours == Some(false) {
         anyhow::bail!("{shown} is not turnstile's plugin; not touching it");
     }

@@ -81,6 +81,14 @@ impl SettingsEdit {
         Ok(backup)
     }
 
+    /// Replaces the file atomically with `text`, keeping its mode, and no
+    /// backup: for `setup`, whose undo record keeps the original.
+    pub fn commit_unbacked(self, text: &str) -> Result<()> {
+        let mode = fs::metadata(&self.target).map_or(0o600, |m| m.mode() & 0o7777);
+        files::write_atomic(&self.target, text.as_bytes(), mode)
+            .with_context(|| format!("cannot replace {}", self.target.display()))
+    }
+
     /// Backs up the original bytes and removes the file. Returns the backup.
     pub fn remove(self) -> Result<Option<PathBuf>> {
         let backup = match &self.original {
@@ -105,14 +113,19 @@ pub fn resolve(path: &Path) -> Result<PathBuf> {
 /// Takes the edit lock of `target`: `flock` on `.<name>.turnstile-lock`
 /// beside it, held until the returned file is dropped.
 fn lock_beside(target: &Path) -> Result<File> {
-    let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("settings");
-    let path = target.with_file_name(format!(".{name}.turnstile-lock"));
+    let path = lock_path(target);
     let file = files::open_lock(&path).with_context(|| format!("cannot open the lock {}", path.display()))?;
     // SAFETY: the descriptor is open for the call.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
         return Err(io::Error::last_os_error()).with_context(|| format!("cannot lock {}", path.display()));
     }
     Ok(file)
+}
+
+/// The edit lock's file beside `target` (`.<name>.turnstile-lock`).
+pub fn lock_path(target: &Path) -> PathBuf {
+    let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("settings");
+    target.with_file_name(format!(".{name}.turnstile-lock"))
 }
 
 /// A new backup of `target` holding `bytes`: `<name>.turnstile-backup-<time>`,

@@ -54,6 +54,10 @@ pub struct Change {
     bytes: Vec<u8>,
     #[serde(skip)]
     mode: u32,
+    /// The agent whose hooks file this is: written under the settings'
+    /// edit lock, from the file as it is then (see [`write`]).
+    #[serde(skip)]
+    hooks_of: Option<AgentKind>,
 }
 
 /// Everything one run would write, and what it noticed.
@@ -144,7 +148,11 @@ pub fn plan(var: Env) -> Result<Plan> {
             Ok((target, original, text)) => {
                 let bytes = text.map(String::into_bytes).or(original).unwrap_or_default();
                 let what = format!("{}'s hooks", kind.agent().name());
-                changes.push(planned(target, what, bytes, 0o600)?);
+                let change = planned(target, what, bytes, 0o600)?;
+                changes.push(Change {
+                    hooks_of: Some(kind),
+                    ..change
+                });
                 agents.push(kind.agent().name().to_owned());
             }
             Err(e) => notes.push(format!("{}: hooks not installed: {e:#}", kind.agent().name())),
@@ -373,6 +381,7 @@ fn planned(path: PathBuf, what: String, bytes: Vec<u8>, mode: u32) -> Result<Cha
         action,
         bytes,
         mode,
+        hooks_of: None,
     })
 }
 
@@ -390,10 +399,29 @@ fn write(journal: &mut Journal, data: &Path, change: &Change) -> Result<()> {
         journal.made_folder(data, folder)?;
         fs::create_dir(folder).with_context(|| format!("cannot create {}", folder.display()))?;
     }
+    if let Some(kind) = change.hooks_of {
+        return write_hooks(journal, data, path, kind);
+    }
     journal.keep(data, path)?;
     let mode = fs::metadata(path).map_or(change.mode, |m| m.mode() & 0o7777);
     files::write_atomic(path, &change.bytes, mode).with_context(|| format!("cannot write {}", path.display()))?;
     record_written(data, journal, path, &change.bytes)
+}
+
+/// Writes an agent's hooks file as `install-hooks` does: under its edit
+/// lock, from the file as it is now (an edit since the plan is kept; the
+/// original goes to the undo record, not a backup beside it); nothing when
+/// the hooks are there already.
+fn write_hooks(journal: &mut Journal, data: &Path, path: &Path, kind: AgentKind) -> Result<()> {
+    // The lock's file is setup's too: undo removes it.
+    journal.keep(data, &crate::host::settings::lock_path(path))?;
+    let edit = crate::host::settings::SettingsEdit::begin(path)?;
+    let Some(text) = hooks::with_hooks(kind, &edit.target, edit.original.as_deref())? else {
+        return Ok(());
+    };
+    journal.keep(data, path)?;
+    edit.commit_unbacked(&text)?;
+    record_written(data, journal, path, text.as_bytes())
 }
 
 /// Keeps what setup last wrote to `path` (to tell a later edit by the user).
