@@ -1,7 +1,7 @@
 //! The arbiter: fuses the verdicts of every source about one pane.
 //!
 //! Pure and deterministic: observations carry their time, nothing here reads
-//! a clock. The rules (ARCHITECTURE.md, invariants):
+//! a clock. The rules (ARCHITECTURE.md, invariants; why: docs/design-notes.md):
 //!
 //! - transcript and hook verdicts are authoritative; the one that changed
 //!   last speaks for both;

@@ -5,7 +5,7 @@
 //!
 //! - [`files`]: bounded, non-blocking reads and atomic writes;
 //! - [`state`]: the private per-user, per-session state folder;
-//! - [`home`]: where each agent keeps its sessions and logs;
+//! - [`home`]: the simulated agents' homes (a real agent's home is its kind's, in `agent/<kind>/home.rs`);
 //! - [`discovery`]: agent processes under a zellij session, from /proc;
 //! - [`binding`]: which log belongs to which pane;
 //! - [`report`]: a pane's verdicts, read from its log and session file;

@@ -4,7 +4,7 @@
 //! - [`classifier`] folds events incrementally (feed appended bytes);
 //! - [`tail`] classifies a file cold, reading backwards from its end.
 //!
-//! Rules (ARCHITECTURE.md, invariants): the last meaningful line decides; a response
+//! Rules (ARCHITECTURE.md, invariants; docs/design-notes.md): the last meaningful line decides; a response
 //! with a tool call, a tool result or a prompt means working; a final
 //! response with no pending tool call and no unreported background agent is
 //! done; an interrupt marker is interrupted; a synthetic API error is failed.
