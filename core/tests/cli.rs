@@ -405,3 +405,40 @@ fn transcript_and_explain_read_opencodes_database_by_its_header() {
         assert!(help.contains(kind), "{kind} in {help}");
     }
 }
+
+/// Every built-in agent kind is named wherever kinds are listed: in each
+/// `--agent`/`--kind` help, with its folder under `core/src/agent/`, by its
+/// tag in the README and with a section in docs/agents.md. A kind added to
+/// `AgentKind::ALL` and left out of any of them fails here.
+#[test]
+fn every_agent_kind_has_a_folder_help_a_readme_tag_and_a_docs_section() {
+    use turnstile_core::agent::AgentKind;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let docs = std::fs::read_to_string(root.join("docs/agents.md")).unwrap();
+    let helps: Vec<String> = ["screen", "transcript", "demo-agent", "hook", "install-hooks", "explain"]
+        .iter()
+        .map(|command| String::from_utf8_lossy(&run(&[command, "--help"], b"").stdout).into_owned())
+        .collect();
+    for kind in AgentKind::ALL {
+        let name = kind.name();
+        assert!(
+            root.join("core/src/agent").join(name).join("mod.rs").is_file(),
+            "{name} has no folder"
+        );
+        if !kind.agent().takes_prompts() {
+            continue; // `program`: not a coding agent
+        }
+        for (command, help) in ["screen", "transcript", "demo-agent", "hook", "install-hooks", "explain"]
+            .iter()
+            .zip(&helps)
+        {
+            assert!(help.contains(name), "`turnstile {command} --help` does not name {name}");
+        }
+        let tag = format!("`{}`", kind.agent().tag());
+        assert!(readme.contains(&tag), "README.md does not list {name}'s tag {tag}");
+        let sections = docs.lines().filter(|l| l.starts_with("## ")).map(str::to_lowercase);
+        let section = sections.into_iter().any(|l| l.contains(name));
+        assert!(section, "docs/agents.md has no section for {name}");
+    }
+}

@@ -327,6 +327,31 @@ impl AgentKind {
         AgentKind::Claude,
     ];
 
+    /// The built-in kinds that are coding agents (every one but `program`),
+    /// the default first: the order help texts and docs list them in.
+    pub fn built_in_agents() -> impl Iterator<Item = AgentKind> {
+        let others = AgentKind::ALL
+            .into_iter()
+            .filter(|k| *k != AgentKind::Claude && k.agent().takes_prompts());
+        std::iter::once(AgentKind::Claude).chain(others)
+    }
+
+    /// Their names as a help text lists them, `… or` the last: `claude
+    /// (default), codex, …` with `default`, and `or a rules file's agent`
+    /// last with `user_kinds`. Derived from [`AgentKind::ALL`], never
+    /// written by hand.
+    pub fn names_for_help(default: bool, user_kinds: bool) -> String {
+        let mut names: Vec<String> = AgentKind::built_in_agents().map(|k| k.name().to_owned()).collect();
+        if default {
+            names[0].push_str(" (default)");
+        }
+        if user_kinds {
+            names.push("a rules file's agent".into());
+        }
+        let last = names.pop().unwrap_or_default();
+        format!("{} or {last}", names.join(", "))
+    }
+
     /// The registry: what is true of this kind.
     pub fn agent(self) -> &'static dyn Agent {
         match self {
@@ -482,4 +507,55 @@ fn simulated_kind(argv: &[String]) -> Option<AgentKind> {
     }
     let kind = argv.windows(2).find(|w| w[0] == "--kind").map(|w| w[1].as_str());
     Some(kind.and_then(AgentKind::parse).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant, numbered: a new variant does not compile until it is
+    /// numbered here, and then fails the test below until it is in `ALL`.
+    fn number(kind: AgentKind) -> usize {
+        match kind {
+            AgentKind::Claude => 0,
+            AgentKind::Codex => 1,
+            AgentKind::Gemini => 2,
+            AgentKind::Qwen => 3,
+            AgentKind::Copilot => 4,
+            AgentKind::OpenCode => 5,
+            AgentKind::Program => 6,
+            AgentKind::User(_) => usize::MAX,
+        }
+    }
+
+    #[test]
+    fn all_holds_every_built_in_variant_once_with_the_default_last() {
+        let mut numbers: Vec<usize> = AgentKind::ALL.into_iter().map(number).collect();
+        numbers.sort_unstable();
+        assert_eq!(numbers, (0..AgentKind::ALL.len()).collect::<Vec<_>>());
+        assert_eq!(
+            AgentKind::ALL.last(),
+            Some(&AgentKind::Claude),
+            "the default is recognised last"
+        );
+        for kind in AgentKind::ALL {
+            assert_eq!(
+                AgentKind::parse(kind.name()),
+                Some(kind),
+                "{kind:?} is found by its name"
+            );
+        }
+    }
+
+    #[test]
+    fn help_lists_every_agent_kind_from_all() {
+        assert_eq!(
+            AgentKind::names_for_help(true, false),
+            "claude (default), codex, gemini, qwen, copilot or opencode"
+        );
+        assert_eq!(
+            AgentKind::names_for_help(false, true),
+            "claude, codex, gemini, qwen, copilot, opencode or a rules file's agent"
+        );
+    }
 }

@@ -60,8 +60,8 @@ enum Command {
         /// A file holding the screen, or `-` for stdin.
         #[arg(default_value = "-")]
         file: PathBuf,
-        /// Whose screen: claude (default), codex, gemini, qwen, copilot or opencode.
-        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        #[arg(long, default_value = "claude", value_parser = parse_agent,
+              help = format!("Whose screen: {}", AgentKind::names_for_help(true, true)))]
         agent: AgentKind,
         /// The pane's terminal title (Codex shows its state there too).
         #[arg(long, default_value = "")]
@@ -76,9 +76,8 @@ enum Command {
     Transcript {
         /// The log file.
         file: PathBuf,
-        /// Whose log it is: claude, codex, gemini, qwen, copilot, opencode
-        /// or a rules file's agent.
-        #[arg(long, value_parser = parse_agent)]
+        #[arg(long, value_parser = parse_agent,
+              help = format!("Whose log it is: {}", AgentKind::names_for_help(false, true)))]
         agent: Option<AgentKind>,
     },
     /// Classify a Claude Code session status file (~/.claude/sessions/<pid>.json).
@@ -184,8 +183,8 @@ enum Command {
         /// Shown in prompts and answers.
         #[arg(long, default_value = "agent")]
         name: String,
-        /// The agent to play: claude (default), codex, gemini, qwen, copilot or opencode.
-        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        #[arg(long, default_value = "claude", value_parser = parse_agent,
+              help = format!("The agent to play: {}", AgentKind::names_for_help(true, false)))]
         kind: AgentKind,
         /// Its home to write into (default: $TMPDIR/turnstile-demo/.<kind>).
         #[arg(long)]
@@ -218,8 +217,8 @@ enum Command {
     /// What Claude Code runs for its hook events: reads the event on stdin,
     /// records the pane binding, pushes the verdict to the plugin. Always exits 0.
     Hook {
-        /// The agent that runs the hook: claude (default), codex, gemini, qwen, copilot or opencode.
-        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        #[arg(long, default_value = "claude", value_parser = parse_agent,
+              help = format!("The agent that runs the hook: {}", AgentKind::names_for_help(true, true)))]
         agent: AgentKind,
         /// The event, for agents whose payload does not name it (Copilot CLI).
         #[arg(long)]
@@ -246,8 +245,8 @@ enum Command {
     /// Add turnstile's hooks to Claude Code's settings, or Codex's
     /// hooks.json with `--agent codex` (a backup is kept).
     InstallHooks {
-        /// Whose hooks: claude (default), codex, gemini, qwen, copilot or opencode.
-        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        #[arg(long, default_value = "claude", value_parser = parse_agent,
+              help = format!("Whose hooks: {}", AgentKind::names_for_help(true, false)))]
         agent: AgentKind,
         /// The project's .claude/settings.json instead of the user's.
         #[arg(long)]
@@ -263,8 +262,8 @@ enum Command {
     /// Remove turnstile's hooks from Claude Code's settings or Codex's
     /// hooks.json (a backup is kept).
     UninstallHooks {
-        /// Whose hooks: claude (default), codex, gemini, qwen, copilot or opencode.
-        #[arg(long, default_value = "claude", value_parser = parse_agent)]
+        #[arg(long, default_value = "claude", value_parser = parse_agent,
+              help = format!("Whose hooks: {}", AgentKind::names_for_help(true, false)))]
         agent: AgentKind,
         /// The project's .claude/settings.json instead of the user's.
         #[arg(long)]
@@ -288,10 +287,10 @@ enum Command {
         /// What the file is; guessed from its content when not given.
         #[arg(long = "as", value_enum)]
         kind: Option<InputKind>,
-        /// Whose screen or log it is: claude, codex, gemini, qwen, copilot,
-        /// opencode or a rules file's agent. A screen is Claude Code's unless
-        /// told; a log's kind is guessed from its name and first bytes.
-        #[arg(long, value_parser = parse_agent)]
+        #[arg(long, value_parser = parse_agent, help = format!(
+            "Whose screen or log it is: {}. A screen is Claude Code's unless told; \
+             a log's kind is guessed from its name and first bytes",
+            AgentKind::names_for_help(false, true)))]
         agent: Option<AgentKind>,
         /// The pane's terminal title, for a screen dump.
         #[arg(long, default_value = "")]
