@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LINE_AGENT = os.path.join(HERE, "line_agent.py")
 SHELL = ["/bin/bash", "--norc", "--noprofile", "-i"]
 
-# Written from the README: working before waiting (an answered question
+# Written from docs/rules.md: working before waiting (an answered question
 # stays in the rows), its prompt row as the input box, one line per paste.
 RULES = r'''agent "mine" {
     tag "mn"

@@ -591,9 +591,9 @@ agent "toy" {
     }
 
     #[test]
-    fn the_readmes_example_parses_and_reads_a_screen() {
-        let readme = include_str!("../../../../README.md");
-        let start = readme.find("```kdl\nagent \"toy\"").expect("README's example") + "```kdl\n".len();
+    fn the_docs_example_parses_and_reads_a_screen() {
+        let readme = include_str!("../../../../docs/rules.md");
+        let start = readme.find("```kdl\nagent \"toy\"").expect("docs/rules.md's example") + "```kdl\n".len();
         let end = start + readme[start..].find("```").unwrap();
         let rules = parse(&readme[start..end]).unwrap();
         let toy = rules.agent("toy").unwrap();
