@@ -7,6 +7,7 @@ use std::fmt;
 
 /// Why outside input was refused.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// A JSON message that does not parse as what it should be.
     Unreadable {

@@ -142,8 +142,8 @@ proptest! {
         }
         let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (data.len() + 1)).collect();
         cuts.sort_unstable();
-        let mut rollout = RolloutClassifier::new();
-        let mut chat = ChatClassifier::new();
+        let mut rollout = RolloutClassifier::default();
+        let mut chat = ChatClassifier::default();
         let mut qwen = QwenChatClassifier::default();
         let mut copilot = EventsClassifier::default();
         let mut from = 0;
@@ -164,7 +164,7 @@ proptest! {
         prop_assert_eq!(copilot.verdict(), whole_copilot.verdict(), "split appends agree (copilot)");
         let cold_copilot = classify_events_tail(&mut Cursor::new(&data)).map(|c| c.verdict()).unwrap();
         prop_assert_eq!(cold_copilot, whole_copilot.verdict(), "cold and incremental agree (copilot)");
-        let mut whole = RolloutClassifier::new();
+        let mut whole = RolloutClassifier::default();
         whole.feed(&data);
         prop_assert_eq!(rollout.verdict(), whole.verdict(), "split appends agree");
         let _ = chat.verdict();

@@ -11,6 +11,7 @@ pub mod codex;
 pub mod copilot;
 pub mod gemini;
 pub mod model;
+pub mod naming;
 pub mod opencode;
 pub mod program;
 pub mod question;

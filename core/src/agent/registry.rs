@@ -7,6 +7,26 @@ use super::model::{Agent, AgentHooks, AgentLog, LogClassifier, Paste};
 use super::{claude, codex, copilot, gemini, opencode, program, qwen, user};
 use crate::screen::{InputBox, ScreenVerdict};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+/// The one list of each built-in kind's implementation (a unit struct in
+/// its folder, implementing every trait of the model): a new kind is one
+/// line here and its place in [`AgentKind::ALL`]. Each registry function
+/// below expands it for one trait, apart, so the plugin, which calls no
+/// `log()`, links no log classifier.
+macro_rules! implementation {
+    ($kind:expr, $as:ty, $user:pat => $user_impl:expr) => {
+        match $kind {
+            AgentKind::Claude => &claude::ClaudeCode as $as,
+            AgentKind::Codex => &codex::CodexCli as $as,
+            AgentKind::Gemini => &gemini::GeminiCli as $as,
+            AgentKind::Qwen => &qwen::QwenCode as $as,
+            AgentKind::Copilot => &copilot::CopilotCli as $as,
+            AgentKind::OpenCode => &opencode::OpenCode as $as,
+            AgentKind::Program => &program::Program as $as,
+            AgentKind::User($user) => $user_impl as $as,
+        }
+    };
+}
+
 /// The coding agents turnstile understands: the registry's keys. In JSON
 /// a kind is its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -86,60 +106,24 @@ impl AgentKind {
 
     /// The registry: what is true of this kind.
     pub fn agent(self) -> &'static dyn Agent {
-        match self {
-            AgentKind::Claude => &claude::ClaudeCode,
-            AgentKind::Codex => &codex::CodexCli,
-            AgentKind::Gemini => &gemini::GeminiCli,
-            AgentKind::Qwen => &qwen::QwenCode,
-            AgentKind::Copilot => &copilot::CopilotCli,
-            AgentKind::OpenCode => &opencode::OpenCode,
-            AgentKind::Program => &program::Program,
-            AgentKind::User(id) => user::get(id),
-        }
+        implementation!(self, &'static dyn Agent, id => user::get(id))
     }
 
     /// The registry's other half: how this kind's log is read.
     pub fn log(self) -> &'static dyn AgentLog {
-        match self {
-            AgentKind::Claude => &claude::ClaudeCode,
-            AgentKind::Codex => &codex::CodexCli,
-            AgentKind::Gemini => &gemini::GeminiCli,
-            AgentKind::Qwen => &qwen::QwenCode,
-            AgentKind::Copilot => &copilot::CopilotCli,
-            AgentKind::OpenCode => &opencode::OpenCode,
-            AgentKind::Program => &program::Program,
-            AgentKind::User(id) => user::get(id),
-        }
+        implementation!(self, &'static dyn AgentLog, id => user::get(id))
     }
 
     /// The registry's third part: what this kind's hooks mean.
     pub fn hooks(self) -> &'static dyn AgentHooks {
-        match self {
-            AgentKind::Claude => &claude::ClaudeCode,
-            AgentKind::Codex => &codex::CodexCli,
-            AgentKind::Gemini => &gemini::GeminiCli,
-            AgentKind::Qwen => &qwen::QwenCode,
-            AgentKind::Copilot => &copilot::CopilotCli,
-            AgentKind::OpenCode => &opencode::OpenCode,
-            AgentKind::Program => &program::Program,
-            AgentKind::User(id) => user::get(id),
-        }
+        implementation!(self, &'static dyn AgentHooks, id => user::get(id))
     }
 
-    /// Its simulated agent, for the demo and the tests (native only).
+    /// Its simulated agent, for the demo and the tests (native only). A
+    /// user kind has none (`demo-agent` loads no rules): `program`'s.
     #[cfg(feature = "cli")]
     pub fn simulator(self) -> &'static dyn crate::simulate::Simulator {
-        match self {
-            AgentKind::Claude => &claude::ClaudeCode,
-            AgentKind::Codex => &codex::CodexCli,
-            AgentKind::Gemini => &gemini::GeminiCli,
-            AgentKind::Qwen => &qwen::QwenCode,
-            AgentKind::Copilot => &copilot::CopilotCli,
-            AgentKind::OpenCode => &opencode::OpenCode,
-            AgentKind::Program => &program::Program,
-            // A user kind has no simulated agent: `demo-agent` loads no rules.
-            AgentKind::User(_) => &program::Program,
-        }
+        implementation!(self, &'static dyn crate::simulate::Simulator, _ => &program::Program)
     }
 
     /// Every kind's agent, in recognition order: the user kinds that

@@ -252,4 +252,9 @@ impl<R: LineRules> LineClassifier<R> {
     pub fn verdict(&self) -> crate::transcript::TranscriptVerdict {
         self.rules.verdict()
     }
+
+    /// Its rules, with what they gathered so far.
+    pub fn rules(&self) -> &R {
+        &self.rules
+    }
 }

@@ -68,23 +68,12 @@ impl ClaudeHome {
 
 /// Claude Code's project folder name for a working directory.
 pub fn project_folder_name(cwd: &Path) -> String {
-    cwd.to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
+    crate::agent::naming::dashed(cwd)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn project_folder_names_replace_every_non_alphanumeric() {
-        assert_eq!(
-            project_folder_name(Path::new("/home/u/wrk/a/2.1.332-tool/proj")),
-            "-home-u-wrk-a-2-1-332-tool-proj"
-        );
-    }
 
     #[test]
     fn the_config_dir_wins_over_home() {

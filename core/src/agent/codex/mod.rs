@@ -10,7 +10,6 @@ pub mod screen;
 
 use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::screen::{InputBox, ScreenVerdict};
-use crate::transcript::TranscriptVerdict;
 use crate::Millis;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -82,7 +81,7 @@ impl AgentLog for CodexCli {
     fn project_folder(&self, home: &Path, cwd: &Path) -> PathBuf {
         home::CodexHome::at(home)
             .sessions()
-            .join(super::claude::home::project_folder_name(cwd))
+            .join(crate::agent::naming::dashed(cwd))
     }
     /// The day folders around `now`.
     fn log_folders(&self, home: &Path, _cwd: &Path, now: Millis) -> Vec<PathBuf> {
@@ -106,18 +105,6 @@ impl AgentLog for CodexCli {
     }
     fn classify_log(&self, mut file: &mut dyn LogFile, _count_lines: bool) -> io::Result<Box<dyn LogClassifier>> {
         Ok(Box::new(rollout::classify_rollout_tail(&mut file)?))
-    }
-}
-
-impl LogClassifier for rollout::RolloutClassifier {
-    fn feed(&mut self, bytes: &[u8]) {
-        rollout::RolloutClassifier::feed(self, bytes);
-    }
-    fn verdict(&self) -> TranscriptVerdict {
-        rollout::RolloutClassifier::verdict(self)
-    }
-    fn consumed(&self) -> u64 {
-        self.offset() + self.pending_bytes() as u64
     }
 }
 

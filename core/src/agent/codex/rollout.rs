@@ -10,7 +10,7 @@
 //! cold path reads the first line (the session) and the last turn, found
 //! backwards from the end; both agree on every prefix.
 
-use crate::transcript::lines::{LineBuffer, Piece, MAX_LINE_BYTES};
+use crate::transcript::lines::{LineClassifier, LineRules};
 use crate::transcript::TranscriptVerdict;
 use crate::verdict::State;
 use serde::Deserialize;
@@ -93,10 +93,14 @@ fn may_matter(bytes: &[u8]) -> bool {
     KEYS.iter().any(|k| memchr::memmem::find(bytes, k).is_some())
 }
 
-/// Incremental classifier of one rollout.
+/// Incremental classifier of one rollout: the shared line classifier
+/// with the rollout's rules.
+pub type RolloutClassifier = LineClassifier<RolloutRules>;
+
+/// What a rollout's lines mean: turn starts, calls and their outputs,
+/// completions and aborts (see [`LineRules`]).
 #[derive(Debug, Clone, Default)]
-pub struct RolloutClassifier {
-    lines: LineBuffer,
+pub struct RolloutRules {
     session_id: Option<String>,
     started: bool,
     state: Option<State>,
@@ -110,45 +114,31 @@ pub struct RolloutClassifier {
     invalid_lines: u64,
 }
 
-impl RolloutClassifier {
-    /// A classifier for a file read from its first byte.
-    pub fn new() -> Self {
-        RolloutClassifier::default()
+impl LineRules for RolloutRules {
+    fn apply(&mut self, line: &[u8], end: u64) {
+        RolloutRules::apply(self, line, end);
     }
+    fn skip_too_long(&mut self) {
+        self.invalid_lines += 1;
+    }
+    fn verdict(&self) -> TranscriptVerdict {
+        RolloutRules::verdict(self)
+    }
+}
 
-    /// A classifier that starts at `offset`, a line start.
-    pub fn starting_at(offset: u64) -> Self {
-        RolloutClassifier {
-            lines: LineBuffer::starting_at(offset),
-            ..RolloutClassifier::default()
+impl RolloutRules {
+    /// Rules that know the session already (the cold path reads it from
+    /// the first line).
+    pub fn in_session(id: Option<String>) -> Self {
+        RolloutRules {
+            session_id: id,
+            ..RolloutRules::default()
         }
     }
 
-    /// Bytes consumed so far as complete lines.
-    pub fn offset(&self) -> u64 {
-        self.lines.offset()
-    }
-
-    /// Bytes of a half-written last line being held.
-    pub fn pending_bytes(&self) -> usize {
-        self.lines.pending_bytes()
-    }
-
-    /// Feeds bytes appended to the file. Only complete lines count.
-    pub fn feed(&mut self, bytes: &[u8]) {
-        let mut lines = std::mem::take(&mut self.lines);
-        lines.feed(bytes, MAX_LINE_BYTES, |piece, end| match piece {
-            Piece::Line(line) => self.apply(line, end),
-            Piece::TooLong(_) => self.invalid_lines += 1,
-        });
-        self.lines = lines;
-    }
-
-    /// Sets the session id (the cold path reads it from the first line).
-    pub fn set_session(&mut self, id: Option<String>) {
-        if id.is_some() {
-            self.session_id = id;
-        }
+    /// The session id, once a `session_meta` line named it.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
     }
 
     fn apply(&mut self, bytes: &[u8], end: u64) {
@@ -243,10 +233,11 @@ pub fn started_in(first_line: &[u8]) -> Option<std::path::PathBuf> {
 pub fn classify_rollout_tail<R: Read + Seek>(file: &mut R) -> io::Result<RolloutClassifier> {
     let len = file.seek(SeekFrom::End(0))?;
     let start = last_turn_start(file, len)?;
-    let mut classifier = RolloutClassifier::starting_at(start);
-    if start > 0 {
-        classifier.set_session(first_line_session(file)?);
-    }
+    let session = match start {
+        0 => None,
+        _ => first_line_session(file)?,
+    };
+    let mut classifier = RolloutClassifier::with_rules(start, RolloutRules::in_session(session));
     file.seek(SeekFrom::Start(start))?;
     let mut chunk = vec![0u8; CHUNK];
     loop {
@@ -267,9 +258,9 @@ fn first_line_session<R: Read + Seek>(file: &mut R) -> io::Result<Option<String>
     let Some(newline) = memchr::memchr(b'\n', &first) else {
         return Ok(None);
     };
-    let mut probe = RolloutClassifier::new();
+    let mut probe = RolloutClassifier::default();
     probe.feed(&first[..=newline]);
-    Ok(probe.session_id)
+    Ok(probe.rules().session_id().map(str::to_owned))
 }
 
 /// The start of the last line that is a `task_started` event. When there
@@ -363,7 +354,7 @@ mod tests {
 
     #[test]
     fn every_prefix_of_a_real_rollout_has_the_hand_checked_state() {
-        let mut c = RolloutClassifier::new();
+        let mut c = RolloutClassifier::default();
         for (i, line) in lines().iter().enumerate() {
             c.feed(line);
             let v = c.verdict();
@@ -387,7 +378,7 @@ mod tests {
 "#;
         let done = br#"{"type":"event_msg","payload":{"type":"task_complete","last_agent_message":"Using Postgres."}}
 "#;
-        let mut c = RolloutClassifier::new();
+        let mut c = RolloutClassifier::default();
         c.feed(started);
         c.feed(ask);
         let v = c.verdict();
@@ -400,7 +391,7 @@ mod tests {
         );
         c.feed(done);
         assert_eq!(c.verdict().answer.as_deref(), Some("Using Postgres."));
-        let mut shell = RolloutClassifier::new();
+        let mut shell = RolloutClassifier::default();
         shell.feed(started);
         shell.feed(br#"{"type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"c2","arguments":"{}"}}
 "#);
@@ -410,7 +401,7 @@ mod tests {
     #[test]
     fn answers_and_errors_come_from_task_complete() {
         let upto = |n: usize| {
-            let mut c = RolloutClassifier::new();
+            let mut c = RolloutClassifier::default();
             lines()[..n].iter().for_each(|l| c.feed(l));
             c.verdict()
         };
@@ -429,7 +420,7 @@ mod tests {
 
     #[test]
     fn the_cold_path_agrees_with_the_incremental_one_on_every_prefix() {
-        let mut incremental = RolloutClassifier::new();
+        let mut incremental = RolloutClassifier::default();
         let mut prefix = Vec::new();
         for line in lines() {
             // Mid-line cuts too: the half-written line must not count.
@@ -454,7 +445,7 @@ mod tests {
 
     #[test]
     fn bad_lines_are_counted_not_fatal() {
-        let mut c = RolloutClassifier::new();
+        let mut c = RolloutClassifier::default();
         c.feed(b"{\"type\":\"event_msg\",\"payload\":{\"type\":\"task_started\"}}\n");
         c.feed(b"{\"type\":\"event_msg\", broken\n\xff\xfe\n");
         let v = c.verdict();

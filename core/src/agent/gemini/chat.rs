@@ -17,7 +17,7 @@
 //! file (the log is rewritten in place, so its tail alone cannot be trusted);
 //! both paths share this classifier and agree on every prefix.
 
-use crate::transcript::lines::{LineBuffer, Piece, MAX_LINE_BYTES};
+use crate::transcript::lines::{LineClassifier, LineRules};
 use crate::transcript::TranscriptVerdict;
 use crate::verdict::State;
 use serde_json::Value;
@@ -99,10 +99,14 @@ fn unanswered_question(call: &Value) -> Option<String> {
         .flatten()
 }
 
-/// Incremental classifier of one chat log.
+/// Incremental classifier of one chat log: the shared line classifier
+/// with the chat log's rules.
+pub type ChatClassifier = LineClassifier<ChatRules>;
+
+/// What a chat log's lines mean: records by id, `$set` rewrites of the
+/// history, the current turn from its prompt on (see [`LineRules`]).
 #[derive(Debug, Clone, Default)]
-pub struct ChatClassifier {
-    lines: LineBuffer,
+pub struct ChatRules {
     session_id: Option<String>,
     /// The records of the current turn, its prompt first.
     turn: Vec<Record>,
@@ -111,32 +115,19 @@ pub struct ChatClassifier {
     invalid_lines: u64,
 }
 
-impl ChatClassifier {
-    /// A classifier for a file read from its first byte.
-    pub fn new() -> Self {
-        ChatClassifier::default()
+impl LineRules for ChatRules {
+    fn apply(&mut self, line: &[u8], end: u64) {
+        ChatRules::apply(self, line, end);
     }
-
-    /// Bytes consumed so far as complete lines.
-    pub fn offset(&self) -> u64 {
-        self.lines.offset()
+    fn skip_too_long(&mut self) {
+        self.invalid_lines += 1;
     }
-
-    /// Bytes of a half-written last line being held.
-    pub fn pending_bytes(&self) -> usize {
-        self.lines.pending_bytes()
+    fn verdict(&self) -> TranscriptVerdict {
+        ChatRules::verdict(self)
     }
+}
 
-    /// Feeds bytes appended to the file. Only complete lines count.
-    pub fn feed(&mut self, bytes: &[u8]) {
-        let mut lines = std::mem::take(&mut self.lines);
-        lines.feed(bytes, MAX_LINE_BYTES, |piece, end| match piece {
-            Piece::Line(line) => self.apply(line, end),
-            Piece::TooLong(_) => self.invalid_lines += 1,
-        });
-        self.lines = lines;
-    }
-
+impl ChatRules {
     fn apply(&mut self, bytes: &[u8], end: u64) {
         let bytes = bytes.trim_ascii();
         if bytes.is_empty() {
@@ -255,7 +246,7 @@ impl ChatClassifier {
 /// classifier (its history may be rewritten anywhere), up to
 /// [`MAX_CHAT_BYTES`]: more is refused, never read without end.
 pub fn classify_chat<R: Read>(file: &mut R) -> io::Result<ChatClassifier> {
-    let mut classifier = ChatClassifier::new();
+    let mut classifier = ChatClassifier::default();
     let mut chunk = vec![0u8; 64 << 10];
     let mut total = 0u64;
     loop {
@@ -300,7 +291,7 @@ mod tests {
 
     #[test]
     fn every_prefix_of_a_real_log_has_the_hand_checked_state() {
-        let mut c = ChatClassifier::new();
+        let mut c = ChatClassifier::default();
         for (i, line) in FIXTURE.split_inclusive(|b| *b == b'\n').enumerate() {
             c.feed(line);
             let v = c.verdict();
@@ -331,7 +322,7 @@ mod tests {
 "#;
         let answered = br#"{"id":"g1","type":"gemini","content":"","toolCalls":[{"id":"a1","name":"ask_user","args":{"questions":[{"question":"Which database?"}]},"result":[{"functionResponse":{"id":"a1","name":"ask_user","response":{"output":"Postgres"}}}],"status":"success"}]}
 "#;
-        let mut c = ChatClassifier::new();
+        let mut c = ChatClassifier::default();
         c.feed(prompt);
         c.feed(asking);
         let v = c.verdict();
@@ -347,7 +338,7 @@ mod tests {
 
     #[test]
     fn the_answer_is_the_last_model_text() {
-        let mut c = ChatClassifier::new();
+        let mut c = ChatClassifier::default();
         let lines: Vec<&[u8]> = FIXTURE.split_inclusive(|b| *b == b'\n').collect();
         lines[..10].iter().for_each(|l| c.feed(l));
         assert_eq!(c.verdict().answer.as_deref(), Some("Done: slept 3s."));
@@ -357,10 +348,10 @@ mod tests {
     #[test]
     fn cold_and_incremental_agree_and_bad_lines_are_counted() {
         let cold = classify_chat(&mut &FIXTURE[..]).unwrap().verdict();
-        let mut hot = ChatClassifier::new();
+        let mut hot = ChatClassifier::default();
         FIXTURE.chunks(333).for_each(|c| hot.feed(c));
         assert_eq!(cold, hot.verdict());
-        let mut c = ChatClassifier::new();
+        let mut c = ChatClassifier::default();
         c.feed(b"{\"id\":\"1\",\"type\":\"user\",\"content\":[{\"text\":\"hi\"}]}\n{broken\n");
         assert_eq!((c.verdict().state, c.verdict().invalid_lines), (State::Working, 1));
     }

@@ -10,7 +10,6 @@ pub mod screen;
 
 use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::screen::{InputBox, ScreenVerdict};
-use crate::transcript::TranscriptVerdict;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -79,18 +78,6 @@ impl AgentLog for GeminiCli {
     }
     fn classify_log(&self, mut file: &mut dyn LogFile, _count_lines: bool) -> io::Result<Box<dyn LogClassifier>> {
         Ok(Box::new(chat::classify_chat(&mut file)?))
-    }
-}
-
-impl LogClassifier for chat::ChatClassifier {
-    fn feed(&mut self, bytes: &[u8]) {
-        chat::ChatClassifier::feed(self, bytes);
-    }
-    fn verdict(&self) -> TranscriptVerdict {
-        chat::ChatClassifier::verdict(self)
-    }
-    fn consumed(&self) -> u64 {
-        self.offset() + self.pending_bytes() as u64
     }
 }
 
