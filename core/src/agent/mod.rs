@@ -19,11 +19,10 @@ pub mod qwen;
 pub mod registry;
 #[cfg(test)]
 pub mod replay;
+pub mod status;
 pub mod user;
 
-/// What a session status file says (Claude Code keeps one per process;
-/// a kind that keeps one reads it into this).
-pub use claude::session::SessionStatus;
+pub use status::SessionStatus;
 
 pub use model::*;
 pub use registry::AgentKind;

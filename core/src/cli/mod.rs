@@ -7,7 +7,6 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use turnstile_core::agent::AgentKind;
-use turnstile_core::agent::SessionStatus;
 use turnstile_core::ansi;
 use turnstile_core::host::rules::{Loaded, Reloader};
 use turnstile_core::host::{files, home, hooks, mailbox, report, state, watch};
@@ -631,11 +630,11 @@ fn transcript_json(v: &TranscriptVerdict) -> Value {
 }
 
 fn session_json(bytes: &[u8]) -> Result<Value> {
-    let status = SessionStatus::parse(bytes)?;
+    let status = turnstile_core::agent::status::parse(bytes)?;
     Ok(json!({
-        "state": status.state().unwrap_or_default(),
+        "state": status.state.unwrap_or_default(),
         "source": "session",
-        "status": status.status,
+        "status": status.word,
         "waiting_for": status.waiting_for,
         "session_id": status.session_id,
         "pid": status.pid,

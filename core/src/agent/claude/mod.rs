@@ -8,7 +8,6 @@ mod demo;
 pub mod home;
 pub mod hooks;
 pub mod screen;
-pub mod session;
 pub mod transcript;
 
 use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
@@ -72,8 +71,8 @@ impl AgentLog for ClaudeCode {
     fn status_file(&self, home: &Path, pid: u32) -> Option<PathBuf> {
         Some(home::ClaudeHome::at(home).status_file(pid))
     }
-    fn read_status(&self, bytes: &[u8]) -> Option<session::SessionStatus> {
-        session::SessionStatus::parse(bytes).ok()
+    fn read_status(&self, bytes: &[u8]) -> Option<super::SessionStatus> {
+        super::status::parse(bytes).ok()
     }
     fn project_folder(&self, home: &Path, cwd: &Path) -> PathBuf {
         home::ClaudeHome::at(home).project(cwd)

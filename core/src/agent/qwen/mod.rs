@@ -76,9 +76,11 @@ impl AgentLog for QwenCode {
     }
     /// Its session id only: it keeps no state there.
     fn read_status(&self, bytes: &[u8]) -> Option<SessionStatus> {
-        let status = SessionStatus::parse(bytes).ok()?;
+        // The shared shape; Qwen Code keeps no state there.
+        let status = super::status::parse(bytes).ok()?;
         Some(SessionStatus {
-            status: None,
+            state: None,
+            word: None,
             waiting_for: None,
             ..status
         })
