@@ -30,6 +30,22 @@ pub enum State {
 }
 
 impl State {
+    /// The state a word names: turnstile's names, and the Program Status
+    /// Protocol's (`idle`, `working`, `done`, `blocked`, `error`), and a few
+    /// synonyms (`busy`, `finished`, `cancelled`). `None`: no state (`clear`
+    /// is not one). What `turnstile report` and a rules file accept.
+    pub fn from_word(word: &str) -> Option<State> {
+        Some(match word.to_ascii_lowercase().as_str() {
+            "working" | "busy" | "running" => State::Working,
+            "done" | "finished" => State::Done,
+            "failed" | "error" => State::Failed,
+            "interrupted" | "cancelled" | "canceled" => State::Interrupted,
+            "waiting" | "blocked" => State::Waiting,
+            "idle" => State::Idle,
+            _ => return None,
+        })
+    }
+
     /// All states, in display order.
     pub const ALL: [State; 7] = [
         State::Unknown,

@@ -9,7 +9,6 @@
 use super::clock::now_ms;
 use super::reported::{forget, keep};
 use super::{files, hooks, push, spool};
-use crate::agent::program::parse_state;
 use crate::agent::AgentKind;
 use crate::hook::HookEvent;
 use crate::protocol::PaneReport;
@@ -57,7 +56,7 @@ pub fn report(report: &Report) -> Result<()> {
 
 /// The pane report of a program's report.
 fn build(pane: u32, report: &Report) -> Result<PaneReport> {
-    if parse_state(&report.state).is_none() {
+    if crate::State::from_word(&report.state).is_none() {
         bail!(
             "unknown state {:?}: say working, done, failed, interrupted, waiting or idle \
              (or idle, working, done, blocked, error), or clear",

@@ -189,6 +189,18 @@ pub trait LineRules: std::fmt::Debug + Default + Clone + Send + 'static {
     fn verdict(&self) -> crate::transcript::TranscriptVerdict;
 }
 
+/// The rules of a kind that keeps no log: nothing ever decides.
+#[derive(Debug, Clone, Default)]
+pub struct NoLog;
+
+impl LineRules for NoLog {
+    fn apply(&mut self, _line: &[u8], _end: u64) {}
+    fn skip_too_long(&mut self) {}
+    fn verdict(&self) -> crate::transcript::TranscriptVerdict {
+        crate::transcript::Turn::default().verdict()
+    }
+}
+
 /// An incremental classifier of an append-only JSONL log: appended bytes
 /// in, complete lines out to its [`LineRules`] (a half-written last line
 /// held, an over-long one skipped); O(appended bytes).

@@ -11,7 +11,7 @@ mod demo;
 use super::{Agent, AgentHooks, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::hook::HookEvent;
 use crate::screen::{InputBox, Rule, ScreenVerdict};
-use crate::transcript::lines::{LineClassifier, LineRules};
+use crate::transcript::lines::{LineClassifier, NoLog};
 use crate::transcript::TranscriptVerdict;
 use crate::{Millis, Source, State, Verdict};
 use std::io;
@@ -19,21 +19,6 @@ use std::path::{Path, PathBuf};
 
 /// A program reporting itself, for the agent model.
 pub struct Program;
-
-/// The state a report names: turnstile's names, and the Program Status
-/// Protocol's (`idle`, `working`, `done`, `blocked`, `error`). `None`: no
-/// state (`clear` is not one).
-pub fn parse_state(word: &str) -> Option<State> {
-    Some(match word.to_ascii_lowercase().as_str() {
-        "working" | "busy" | "running" => State::Working,
-        "done" | "finished" => State::Done,
-        "failed" | "error" => State::Failed,
-        "interrupted" | "cancelled" | "canceled" => State::Interrupted,
-        "waiting" | "blocked" => State::Waiting,
-        "idle" => State::Idle,
-        _ => return None,
-    })
-}
 
 impl Agent for Program {
     fn kind(&self) -> AgentKind {
@@ -61,18 +46,6 @@ impl Agent for Program {
     }
     fn takes_prompts(&self) -> bool {
         false
-    }
-}
-
-/// A program keeps no log: its classifier never decides.
-#[derive(Debug, Clone, Default)]
-pub struct NoLog;
-
-impl LineRules for NoLog {
-    fn apply(&mut self, _line: &[u8], _end: u64) {}
-    fn skip_too_long(&mut self) {}
-    fn verdict(&self) -> TranscriptVerdict {
-        crate::transcript::Turn::default().verdict()
     }
 }
 
@@ -112,7 +85,7 @@ impl AgentHooks for Program {
     }
     /// A report's event is its state's name; its message the reason.
     fn hook_verdict(&self, event: &HookEvent, now: Millis, _log: Option<&TranscriptVerdict>) -> Option<Verdict> {
-        let state = parse_state(&event.hook_event_name)?;
+        let state = State::from_word(&event.hook_event_name)?;
         let reason = match event.message.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
             Some(message) => format!("reported {}: {message}", event.hook_event_name),
             None => format!("reported {}", event.hook_event_name),
@@ -142,12 +115,12 @@ mod tests {
             "failed",
             "interrupted",
         ];
-        let states: Vec<Option<State>> = names.iter().map(|n| parse_state(n)).collect();
+        let states: Vec<Option<State>> = names.iter().map(|n| State::from_word(n)).collect();
         use State::*;
         let expected = [Idle, Working, Done, Waiting, Failed, Waiting, Failed, Interrupted];
         assert_eq!(states, expected.map(Some));
-        assert_eq!(parse_state("clear"), None);
-        assert_eq!(parse_state("DONE"), Some(Done));
+        assert_eq!(State::from_word("clear"), None);
+        assert_eq!(State::from_word("DONE"), Some(Done));
     }
 
     #[test]

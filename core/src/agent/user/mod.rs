@@ -20,11 +20,11 @@ pub mod log;
 pub mod pattern;
 pub mod rules;
 
-use super::program::NoLog;
 use super::{Agent, AgentHooks, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::hook::HookEvent;
 use crate::screen::{InputBox, Rule, ScreenVerdict};
 use crate::transcript::lines::LineClassifier;
+use crate::transcript::lines::NoLog;
 use crate::transcript::TranscriptVerdict;
 use crate::{Millis, Source, State, Verdict};
 use rules::{Rules, UserAgent};

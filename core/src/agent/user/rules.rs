@@ -292,7 +292,7 @@ fn text_above(rows: &[String], row: usize, n: usize, input: Option<&Pattern>) ->
 /// A state's name in a rules file: turnstile's, or the Program Status
 /// Protocol's (`blocked`, `error`).
 pub fn parse_state(name: &str) -> Option<State> {
-    crate::agent::program::parse_state(name).filter(|s| *s != State::Unknown)
+    State::from_word(name).filter(|s| *s != State::Unknown)
 }
 
 /// True for a program that runs the script its first argument names.
