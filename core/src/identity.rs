@@ -28,6 +28,31 @@ pub fn mismatch(theirs: Option<&str>, host_command: &str) -> Option<String> {
     }
 }
 
+/// The zellij releases turnstile is tested with (major.minor).
+pub const ZELLIJ_SUPPORTED: [(u32, u32); 2] = [(0, 44), (0, 45)];
+
+/// True for a release of a supported major.minor (`0.44.3`, `0.45.1`).
+pub fn zellij_supported(version: &str) -> bool {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), Some(minor)) => ZELLIJ_SUPPORTED.contains(&(major, minor)),
+        _ => false,
+    }
+}
+
+/// What the bar says of the zellij it runs in, as the host saw it
+/// (`None`: supported, or not known).
+pub fn zellij_note(version: Option<&str>) -> Option<String> {
+    let version = version?;
+    let tested: Vec<String> = ZELLIJ_SUPPORTED.iter().map(|(a, b)| format!("{a}.{b}")).collect();
+    (!zellij_supported(version)).then(|| {
+        format!(
+            "zellij {version} is not a release turnstile is tested with ({}): the bar may be wrong; `turnstile doctor`",
+            tested.join(", ")
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,6 +64,16 @@ mod tests {
         assert_eq!(version, VERSION);
         assert_eq!(build.len(), 8);
         assert!(build.chars().all(|c| c.is_ascii_hexdigit()), "{build}");
+    }
+
+    #[test]
+    fn an_untested_zellij_is_named_and_a_tested_one_is_not() {
+        assert!(zellij_supported("0.44.3") && zellij_supported("0.45.1"));
+        assert!(!zellij_supported("0.43.1") && !zellij_supported("0.46.0") && !zellij_supported("x"));
+        assert_eq!(zellij_note(Some("0.45.1")), None);
+        assert_eq!(zellij_note(None), None);
+        let note = zellij_note(Some("0.46.0")).expect("a note");
+        assert!(note.contains("zellij 0.46.0") && note.contains("0.44, 0.45"), "{note}");
     }
 
     #[test]

@@ -154,6 +154,10 @@ pub struct RulesReport {
     /// with its own (`None`: a host older than this field).
     #[serde(default)]
     pub build: Option<String>,
+    /// The release of the zellij server that ran the host, when it could
+    /// tell (the bar names one turnstile is not tested with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zellij: Option<String>,
 }
 
 /// A rules file's agent that loads but may not work as meant.

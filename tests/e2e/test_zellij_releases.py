@@ -6,11 +6,12 @@ ends in a confirmed done, and one answer is routed, once.
 (scripts/test builds 0.44.3 once and caches it, as it does 0.45.1)."""
 
 import os
+import re
 import subprocess
 import time
 import unittest
 
-from harness import Zellij, replay, wait_for
+from harness import Zellij, replay, turnstile_bin, wait_for
 from test_bar import demo, segment, user_prompts
 
 
@@ -40,6 +41,17 @@ class OtherReleases(unittest.TestCase):
                 wait_for("tool working", lambda: "working" in (segment(z.bar(), "tool") or ""), timeout=25)
                 done = wait_for("tool done", lambda: (s := segment(z.bar(), "tool")) and "done" in s and s, timeout=25)
                 self.assertTrue(done.startswith("✓ ") and "✓?" not in done, f"confirmed, not a guess: {done!r}")
+        self.each_release(check)
+
+    def test_the_host_names_the_zellij_that_runs_it_and_the_bar_is_quiet_about_it(self):
+        def check():
+            with Zellij([("rules", [turnstile_bin(), "rules", "--json"])]) as z:
+                said = wait_for("the host's answer on screen",
+                                lambda: re.search(r'"zellij":"([0-9.]+)"', re.sub(r"[\s│]", "", z.screen())), timeout=20)
+                self.assertEqual(said.group(1), subprocess.run([z.zellij, "--version"], capture_output=True,
+                                                               text=True).stdout.split()[-1])
+                time.sleep(2)
+                self.assertNotIn("is not a release turnstile is tested with", z.bar())
         self.each_release(check)
 
     def test_one_answer_is_routed_once(self):

@@ -373,7 +373,11 @@ pub fn run() -> i32 {
 /// for people (exit 2 for a broken file).
 fn print_rules(loaded: &Loaded, json: bool) -> i32 {
     if json {
-        return match serde_json::to_value(loaded)
+        let answer = Loaded {
+            zellij: turnstile_core::host::zellij::server_version(),
+            ..loaded.clone()
+        };
+        return match serde_json::to_value(&answer)
             .map_err(anyhow::Error::from)
             .and_then(|v| print_json(&v))
         {

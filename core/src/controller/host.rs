@@ -73,7 +73,8 @@ impl Controller {
         }
         self.rules.problem = match (code, RulesReport::parse(stdout)) {
             (Some(0), Ok(report)) => {
-                self.rules.mismatch = crate::identity::mismatch(report.build.as_deref(), &self.config.host_command);
+                self.rules.mismatch = crate::identity::mismatch(report.build.as_deref(), &self.config.host_command)
+                    .or_else(|| crate::identity::zellij_note(report.zellij.as_deref()));
                 crate::agent::user::load(&report.rules);
                 self.rules.notes = report.notes.clone();
                 report.problem_line()

@@ -117,8 +117,9 @@ struct RulesRuns {
     last_answer: Option<(Option<i32>, u64)>,
     /// Why the rules file is not in use (named in the bar).
     problem: Option<String>,
-    /// The host comes from another build than this bar (named in the bar
-    /// before anything else: it explains whatever else goes wrong).
+    /// The host comes from another build than this bar, or runs in a zellij
+    /// turnstile is not tested with (named in the bar before anything else:
+    /// it explains whatever else goes wrong).
     mismatch: Option<String>,
     /// Its agents that may not work as meant (named in the bar while one
     /// of them runs and nothing else is to be said).

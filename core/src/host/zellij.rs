@@ -6,8 +6,7 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The zellij releases turnstile is tested with (major.minor).
-pub const SUPPORTED: [(u32, u32); 2] = [(0, 44), (0, 45)];
+pub use crate::identity::{zellij_supported as supported, ZELLIJ_SUPPORTED as SUPPORTED};
 
 /// Where zellij keeps what `setup` edits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,13 +134,23 @@ impl Zellij {
     }
 }
 
-/// True for a release of a supported major.minor (`0.44.3`, `0.45.1`).
-pub fn supported(version: &str) -> bool {
-    let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
-    match (parts.next().flatten(), parts.next().flatten()) {
-        (Some(major), Some(minor)) => SUPPORTED.contains(&(major, minor)),
-        _ => false,
+/// The release of the zellij server that started this process (the bar
+/// runs the host from the server), from its executable's `--version`;
+/// `None` when the parent is no zellij or does not say.
+pub fn server_version() -> Option<String> {
+    let parent = std::os::unix::process::parent_id();
+    let exe = std::fs::read_link(format!("/proc/{parent}/exe")).ok()?;
+    let named_zellij = exe
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("zellij"));
+    if !named_zellij {
+        return None;
     }
+    let out = super::files::within(std::time::Duration::from_secs(2), move || {
+        Command::new(exe).arg("--version").output().ok()
+    })??;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split_whitespace().nth(1).map(str::to_owned)
 }
 
 #[cfg(test)]

@@ -312,6 +312,21 @@ fn a_host_of_another_build_is_named_in_the_bar_with_the_fix() {
     rules_result(&mut rig, r#"{"path": null, "rules": {"agents": []}, "problem": null}"#);
     let bar = ansi::strip(&rig.c.render(200, rig.now));
     assert!(!bar.contains("host"), "the same build says nothing: {bar}");
+    rules_result(
+        &mut rig,
+        r#"{"path": null, "rules": {"agents": []}, "problem": null, "zellij": "0.46.0"}"#,
+    );
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(
+        bar.contains("zellij 0.46.0 is not a release turnstile is tested with"),
+        "{bar}"
+    );
+    rules_result(
+        &mut rig,
+        r#"{"path": null, "rules": {"agents": []}, "problem": null, "zellij": "0.45.1"}"#,
+    );
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(!bar.contains("zellij 0."), "a tested release says nothing: {bar}");
 }
 
 /// A rules file's agent that reads its input line by line (`paste "line"`).
