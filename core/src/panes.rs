@@ -73,6 +73,10 @@ pub struct Pane {
     /// The log its agent's report names (a transcript's offset is only a
     /// turn's identity within one file).
     log: Option<String>,
+    /// The host saw its agent exit: what stays on the screen (the last
+    /// turn's banner) is no agent, until the host or the pane's command
+    /// finds one again.
+    exited: bool,
 }
 
 /// How many authoritative edges a pane remembers.
@@ -92,6 +96,7 @@ impl Pane {
             screen_answer: None,
             seen_edges: Vec::new(),
             log: None,
+            exited: false,
         }
     }
 
@@ -265,6 +270,7 @@ impl PaneTable {
                 changed |= pane.agent.is_none() || pane.kind != kind;
                 pane.agent.get_or_insert(AgentEvidence::Command);
                 pane.kind = kind;
+                pane.exited = false;
             }
             if meta.focused && pane.unseen {
                 pane.unseen = false;
@@ -285,7 +291,7 @@ impl PaneTable {
     /// Records what a pane's screen shows.
     pub fn observe_screen(&mut self, id: u32, screen: &ScreenVerdict<'_>, now: Millis) -> Option<Edge> {
         let pane = self.panes.get_mut(&id)?;
-        if screen.rule != Rule::NoStatus && pane.agent.is_none() {
+        if screen.rule != Rule::NoStatus && pane.agent.is_none() && !pane.exited {
             pane.agent = Some(AgentEvidence::Screen);
         }
         if !Self::shows(&self.watch, pane) {
@@ -344,6 +350,7 @@ impl PaneTable {
         let pane = self.panes.get_mut(&report.pane)?;
         if let Some(agent) = &report.agent {
             pane.agent = Some(AgentEvidence::Host);
+            pane.exited = false;
             pane.kind = agent.kind;
             pane.log.clone_from(&agent.transcript);
         } else if pane.agent == Some(AgentEvidence::Host) && report.verdicts.is_empty() {
@@ -351,6 +358,7 @@ impl PaneTable {
             // kind); the pane stays open. Its screen's word is kept: should
             // the agent be found again (the rules fixed), a `✓?` stays one.
             pane.agent = None;
+            pane.exited = true;
             let screen = pane.arbiter.screen_verdict().cloned();
             pane.arbiter = PaneArbiter::new();
             if let Some(verdict) = screen {
@@ -502,6 +510,33 @@ mod tests {
     fn see(table: &mut PaneTable, id: u32, rows: &[&str], now: Millis) -> Option<Edge> {
         let v = screen::classify(rows);
         table.observe_screen(id, &v, now)
+    }
+
+    #[test]
+    fn an_agent_that_exited_is_not_brought_back_by_the_banner_it_left() {
+        let mut t = PaneTable::new();
+        t.sync(vec![meta(1, "shell", false)]);
+        let found = |pid| PaneReport {
+            pane: 1,
+            agent: Some(crate::protocol::AgentBinding {
+                pid,
+                ..Default::default()
+            }),
+            ..PaneReport::default()
+        };
+        t.observe_report(found(7));
+        see(&mut t, 1, &["● Done.", "✻ Baked for 3s"], 1);
+        assert_eq!(t.agents().len(), 1);
+        t.observe_report(PaneReport {
+            pane: 1,
+            ..PaneReport::default()
+        });
+        assert!(t.agents().is_empty(), "the agent exited");
+        // The shell's prompt under the banner the agent left: a new read of the screen.
+        see(&mut t, 1, &["● Done.", "✻ Baked for 3s", "$"], 2);
+        assert!(t.agents().is_empty(), "its last banner is no agent: {:?}", t.agents());
+        t.observe_report(found(8));
+        assert_eq!(t.agents().len(), 1, "an agent started again is one");
     }
 
     #[test]
