@@ -114,18 +114,6 @@ pub struct RolloutRules {
     invalid_lines: u64,
 }
 
-impl LineRules for RolloutRules {
-    fn apply(&mut self, line: &[u8], end: u64) {
-        RolloutRules::apply(self, line, end);
-    }
-    fn skip_too_long(&mut self) {
-        self.invalid_lines += 1;
-    }
-    fn verdict(&self) -> TranscriptVerdict {
-        RolloutRules::verdict(self)
-    }
-}
-
 impl RolloutRules {
     /// Rules that know the session already (the cold path reads it from
     /// the first line).
@@ -140,7 +128,9 @@ impl RolloutRules {
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
     }
+}
 
+impl LineRules for RolloutRules {
     fn apply(&mut self, bytes: &[u8], end: u64) {
         let trimmed = bytes.trim_ascii();
         if trimmed.is_empty() || !may_matter(trimmed) {
@@ -197,8 +187,12 @@ impl RolloutRules {
         self.decided_at = line.timestamp;
     }
 
+    fn skip_too_long(&mut self) {
+        self.invalid_lines += 1;
+    }
+
     /// The verdict after everything fed so far.
-    pub fn verdict(&self) -> TranscriptVerdict {
+    fn verdict(&self) -> TranscriptVerdict {
         let question = self.questions.last().map(|(_, asks)| asks);
         let (state, reason) = match (self.state, question) {
             (Some(State::Working), Some(asks)) => (State::Waiting, asks.clone()),

@@ -115,45 +115,7 @@ pub struct ChatRules {
     invalid_lines: u64,
 }
 
-impl LineRules for ChatRules {
-    fn apply(&mut self, line: &[u8], end: u64) {
-        ChatRules::apply(self, line, end);
-    }
-    fn skip_too_long(&mut self) {
-        self.invalid_lines += 1;
-    }
-    fn verdict(&self) -> TranscriptVerdict {
-        ChatRules::verdict(self)
-    }
-}
-
 impl ChatRules {
-    fn apply(&mut self, bytes: &[u8], end: u64) {
-        let bytes = bytes.trim_ascii();
-        if bytes.is_empty() {
-            return;
-        }
-        let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
-            self.invalid_lines += 1;
-            return;
-        };
-        if let Some(id) = value.get("sessionId").and_then(Value::as_str) {
-            self.session_id = Some(id.to_owned());
-            return;
-        }
-        let changed = match value.get("$set") {
-            Some(set) => set
-                .get("messages")
-                .and_then(Value::as_array)
-                .is_some_and(|history| self.rewrite(history)),
-            None => self.record(&value),
-        };
-        if changed {
-            self.decided_offset = Some(end);
-            self.decided_at = value.get("timestamp").and_then(Value::as_str).map(str::to_owned);
-        }
-    }
-
     /// A record written (again): true when the turn changed.
     fn record(&mut self, value: &Value) -> bool {
         let (Some(id), Some(kind)) = (value.get("id").and_then(Value::as_str), kind_of(value)) else {
@@ -192,24 +154,6 @@ impl ChatRules {
         before != self.turn
     }
 
-    /// The verdict after everything fed so far.
-    pub fn verdict(&self) -> TranscriptVerdict {
-        let (state, candidate, answer, why) = self.judge();
-        TranscriptVerdict {
-            state,
-            reason: why,
-            session_id: self.session_id.clone(),
-            since: self.decided_at.clone(),
-            answer,
-            candidate,
-            line: None,
-            offset: self.decided_offset,
-            pending_tools: 0,
-            background_agents: 0,
-            invalid_lines: self.invalid_lines,
-        }
-    }
-
     /// (state, candidate, answer, why) of the current turn: the first
     /// record that ends it decides; otherwise the last one.
     fn judge(&self) -> (State, Option<State>, Option<String>, String) {
@@ -238,6 +182,56 @@ impl ChatRules {
             Some(Kind::Model { .. }) => (State::Working, None, None, "the model called tools".into()),
             Some(Kind::ToolResults) => (State::Working, None, None, "tool results went back to the model".into()),
             _ => (State::Working, None, None, "a prompt: the turn runs".into()),
+        }
+    }
+}
+
+impl LineRules for ChatRules {
+    fn apply(&mut self, bytes: &[u8], end: u64) {
+        let bytes = bytes.trim_ascii();
+        if bytes.is_empty() {
+            return;
+        }
+        let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+            self.invalid_lines += 1;
+            return;
+        };
+        if let Some(id) = value.get("sessionId").and_then(Value::as_str) {
+            self.session_id = Some(id.to_owned());
+            return;
+        }
+        let changed = match value.get("$set") {
+            Some(set) => set
+                .get("messages")
+                .and_then(Value::as_array)
+                .is_some_and(|history| self.rewrite(history)),
+            None => self.record(&value),
+        };
+        if changed {
+            self.decided_offset = Some(end);
+            self.decided_at = value.get("timestamp").and_then(Value::as_str).map(str::to_owned);
+        }
+    }
+
+    fn skip_too_long(&mut self) {
+        self.invalid_lines += 1;
+    }
+
+    /// The verdict after everything fed so far.
+    fn verdict(&self) -> TranscriptVerdict {
+        let (state, candidate, answer, why) = self.judge();
+        TranscriptVerdict {
+            state,
+            reason: why,
+            session_id: self.session_id.clone(),
+            since: self.decided_at.clone(),
+            answer,
+            candidate,
+            line: None,
+            offset: self.decided_offset,
+            pending_tools: 0,
+            background_agents: 0,
+            invalid_lines: self.invalid_lines,
         }
     }
 }
