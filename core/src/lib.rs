@@ -35,8 +35,6 @@ pub mod controller;
 pub mod error;
 pub mod flow;
 pub mod hook;
-#[cfg(feature = "cli")]
-pub mod host;
 pub mod identity;
 pub mod inbox;
 pub mod mailbox;
@@ -44,8 +42,6 @@ pub mod order;
 pub mod panes;
 pub mod protocol;
 pub mod screen;
-#[cfg(feature = "cli")]
-pub mod simulate;
 pub mod text;
 pub mod transcript;
 pub mod verdict;

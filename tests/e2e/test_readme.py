@@ -12,7 +12,7 @@ from harness import ROOT
 
 # The README's commands, and the test that runs each.
 TESTED = {
-    "cargo install --locked --path core": "test_setup.Setup.test_cargo_install_gives_one_file",
+    "cargo install --locked --path cli": "test_setup.Setup.test_cargo_install_gives_one_file",
     "turnstile setup": "test_setup.Setup.test_plain_zellij_shows_the_bar_and_undo_restores_every_file",
     "zellij": "test_setup.Setup.test_plain_zellij_shows_the_bar_and_undo_restores_every_file",
     "turnstile demo": "test_setup.Setup.test_demo_shows_four_agents_on_the_bar_and_touches_no_user_file",

@@ -1,4 +1,4 @@
-"""`cargo install --locked --path core` as a newcomer runs it (no plugin
+"""`cargo install --locked --path cli` as a newcomer runs it (no plugin
 built beforehand: the crate builds and embeds its own), into a temporary
 root that then holds one file, `bin/turnstile`; then `turnstile setup` on a fresh HOME that already holds a user's zellij
 config (a theme, a keybinding, `default_layout "compact"`) and a Claude Code
@@ -39,7 +39,7 @@ def cargo_install(root):
     env = {k: v for k, v in os.environ.items() if k != "TURNSTILE_PLUGIN_WASM"}
     # Its own target folder, kept between runs (a second run is quick).
     env["CARGO_TARGET_DIR"] = os.path.join(ROOT, "target", "install-check")
-    subprocess.run(["cargo", "install", "--locked", "--quiet", "--path", os.path.join(ROOT, "core"), "--root", root],
+    subprocess.run(["cargo", "install", "--locked", "--quiet", "--path", os.path.join(ROOT, "cli"), "--root", root],
                    env=env, check=True, timeout=1800)
     return os.path.join(root, "bin", "turnstile")
 

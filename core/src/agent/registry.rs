@@ -119,13 +119,6 @@ impl AgentKind {
         implementation!(self, &'static dyn AgentHooks, id => user::get(id))
     }
 
-    /// Its simulated agent, for the demo and the tests (native only). A
-    /// user kind has none (`demo-agent` loads no rules): `program`'s.
-    #[cfg(feature = "cli")]
-    pub fn simulator(self) -> &'static dyn crate::simulate::Simulator {
-        implementation!(self, &'static dyn crate::simulate::Simulator, _ => &program::Program)
-    }
-
     /// Every kind's agent, in recognition order: the user kinds that
     /// replace a built-in one, the built-in kinds (the most specific first),
     /// then the other user kinds.

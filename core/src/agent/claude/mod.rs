@@ -3,8 +3,6 @@
 //! recognised, its screen rules ([`screen`]), its transcript classifier
 //! ([`transcript`]) and its session status file ([`session`]).
 
-#[cfg(feature = "cli")]
-mod demo;
 pub mod home;
 pub mod hooks;
 pub mod screen;

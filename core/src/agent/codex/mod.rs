@@ -1,8 +1,6 @@
 //! Codex CLI (`@openai/codex`, a static binary named `codex`): its screen
 //! and title rules ([`screen`]) and its rollout classifier ([`rollout`]).
 
-#[cfg(feature = "cli")]
-mod demo;
 pub mod home;
 pub mod hooks;
 pub mod rollout;

@@ -2,8 +2,6 @@
 //! screen ([`screen`]), its session log classifier ([`events`]), its hooks
 //! ([`hooks`]).
 
-#[cfg(feature = "cli")]
-mod demo;
 pub mod events;
 pub mod home;
 pub mod hooks;

@@ -2,8 +2,6 @@
 //! rules ([`screen`]) and its chat log classifier ([`chat`]).
 
 pub mod chat;
-#[cfg(feature = "cli")]
-mod demo;
 pub mod home;
 pub mod hooks;
 pub mod screen;

@@ -2,15 +2,10 @@
 //! its session log ([`events`]: rows of its SQLite database, read by the
 //! host through [`store`]), its plugin ([`hooks`]).
 
-#[cfg(feature = "cli")]
-mod demo;
 pub mod events;
 pub mod home;
 pub mod hooks;
 pub mod screen;
-#[cfg(feature = "cli")]
-pub mod store;
-
 use super::{Agent, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::screen::{InputBox, ScreenVerdict};
 use home::OpenCodeHome;
@@ -130,10 +125,6 @@ impl AgentLog for OpenCode {
     }
     fn classify_log(&self, mut file: &mut dyn LogFile, _count_lines: bool) -> io::Result<Box<dyn LogClassifier>> {
         Ok(Box::new(events::classify_events_tail(&mut file)?))
-    }
-    #[cfg(feature = "cli")]
-    fn store(&self) -> Option<&'static dyn super::LogStore> {
-        Some(&store::OpenCodeStore)
     }
 }
 

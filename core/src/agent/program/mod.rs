@@ -5,9 +5,6 @@
 //! hook's. Its pane may send answers along a flow, never receive them (a
 //! shell would run a pasted answer).
 
-#[cfg(feature = "cli")]
-mod demo;
-
 use super::{Agent, AgentHooks, AgentKind, AgentLog, LogClassifier, LogFile};
 use crate::hook::HookEvent;
 use crate::screen::{InputBox, Rule, ScreenVerdict};

@@ -3,8 +3,6 @@
 //! ([`screen`]), its chat log classifier ([`chat`]), its hooks ([`hooks`]).
 
 pub mod chat;
-#[cfg(feature = "cli")]
-mod demo;
 pub mod home;
 pub mod hooks;
 pub mod screen;

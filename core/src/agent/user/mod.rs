@@ -14,7 +14,6 @@
 //! what travels in JSON; a name the plugin has not loaded rules for yet
 //! (a report of the watcher's) becomes a bare kind: its tag, no rules.
 
-#[cfg(feature = "cli")]
 pub mod file;
 pub mod log;
 pub mod pattern;

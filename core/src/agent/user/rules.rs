@@ -77,7 +77,6 @@ pub struct UserAgent {
     /// Its logs and what their lines mean (`log "<glob>" { … }`): the
     /// host's alone (the plugin reads no log, and skips them in JSON).
     #[serde(default)]
-    #[cfg_attr(not(feature = "cli"), serde(skip))]
     pub log: Option<LogRules>,
     /// The built-in kind it replaces (`replaces "<kind>"`): never implied.
     pub replaces: Option<AgentKind>,
