@@ -5,7 +5,7 @@
 //! become zellij calls. Nothing is decided here, and nothing here may panic:
 //! a panic removes the bar.
 
-// In host test builds the exports (`events`) are compiled out, leaving the glue unused.
+// In host test builds the exports (`turnstile_shim::register!`) are compiled out, leaving the glue unused.
 #![cfg_attr(test, allow(dead_code))]
 
 use std::collections::BTreeMap;
@@ -20,6 +20,7 @@ use turnstile_core::controller::{
 };
 use turnstile_core::flow::{PASTE_BEGIN, PASTE_END};
 use turnstile_core::{mailbox, Millis};
+use turnstile_shim::{command, decode, stdin};
 use zellij_tile::prelude::*;
 use zellij_tile::shim::plugin_api::event::pane_scrollback_response::Response;
 use zellij_tile::shim::plugin_api::event::ProtobufPaneScrollbackResponse;
@@ -191,23 +192,6 @@ fn scrollback(pane: u32, whole: bool, sink: &mut impl stdin::Sink) -> bool {
     command::get_pane_scrollback(pane, whole) && stdin::read_into(sink)
 }
 
-#[cfg(target_arch = "wasm32")]
-#[link(wasm_import_module = "zellij")]
-extern "C" {
-    /// zellij's host call for a plugin command written to stdout (the one
-    /// zellij-tile's calls make; it answers on stdin).
-    fn host_run_plugin_command();
-}
-
-/// Runs the plugin command written to stdout.
-fn run_plugin_command() {
-    // SAFETY: a call into zellij with no arguments, as zellij-tile makes it.
-    #[cfg(target_arch = "wasm32")]
-    unsafe {
-        host_run_plugin_command()
-    };
-}
-
 /// This plugin's id (0 when zellij does not say: the bar then runs as
 /// the copy of an unknown pane rather than not at all).
 fn own_id() -> u32 {
@@ -220,7 +204,7 @@ fn now_ms() -> Millis {
         .map_or(0, |d| d.as_millis() as Millis)
 }
 
-impl ZellijPlugin for Plugin {
+impl turnstile_shim::exports::Plugin for Plugin {
     fn load(&mut self, configuration: BTreeMap<String, String>) {
         let (brain, effects) = match Config::parse(&configuration).0.view {
             View::Inbox => {
@@ -276,9 +260,7 @@ impl ZellijPlugin for Plugin {
             None => {}
         }
     }
-}
 
-impl Plugin {
     /// True when the bar reads pane `id`'s rows in a render report.
     fn wants_screen(&self, id: u32) -> bool {
         matches!(&self.brain, Some(Brain::Bar(bar)) if bar.wants_screen(id))
@@ -293,7 +275,9 @@ impl Plugin {
     fn screens(&mut self, viewports: Vec<(u32, Vec<String>)>) -> bool {
         self.feed(In::Screens(viewports))
     }
+}
 
+impl Plugin {
     /// Hands an event to the brain and carries out its effects; true when
     /// the bar must be drawn again.
     fn feed(&mut self, event: In) -> bool {
@@ -460,13 +444,6 @@ fn color(c: PaletteColor) -> Color {
 }
 
 mod ask_lock;
-mod command;
-mod decode;
-#[cfg(not(test))]
-mod events;
-mod stdin;
 
 #[cfg(not(test))]
-fn main() {
-    std::panic::set_hook(Box::new(command::report_panic));
-}
+turnstile_shim::register!(Plugin);

@@ -92,7 +92,7 @@ impl Command {
             .and_then(|()| stdout.flush())
             .is_ok()
         {
-            super::run_plugin_command();
+            crate::run_plugin_command();
         }
     }
 }
@@ -359,7 +359,7 @@ pub fn report_panic(info: &std::panic::PanicHookInfo) {
 /// This plugin's id (`None` when zellij does not answer).
 pub fn own_plugin_id() -> Option<u32> {
     Command::named(CommandName::GetPluginIds).run();
-    let bytes = super::stdin::bytes()?;
+    let bytes = crate::stdin::bytes()?;
     let ids = ProtobufPluginIds::decode(bytes.as_slice()).ok()?;
     Some(ids.plugin_id as u32)
 }
@@ -377,7 +377,7 @@ pub fn get_pane_scrollback(pane: u32, whole: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zellij_tile::prelude::PluginCommand;
+    use zellij_tile::prelude::{FloatingPaneCoordinates, PluginCommand};
     use zellij_tile::shim::plugin_api::plugin_command::ProtobufPluginCommand;
 
     /// zellij-tile's encoding of `command`.
@@ -522,7 +522,23 @@ mod tests {
                 .with_payload("{\"rows\":[]}")
         };
         let broadcast = || MessageToPlugin::new("turnstile-log").with_payload("x");
-        let launch = || super::super::inbox_message("file:/x/turnstile.wasm".into(), map(&[("view", "inbox")]));
+        let launch = || {
+            let place = FloatingPaneCoordinates::new(
+                Some("5%".into()),
+                Some("10%".into()),
+                Some("90%".into()),
+                Some("70%".into()),
+                None,
+                None,
+            );
+            MessageToPlugin::new("inbox")
+                .with_plugin_url("file:/x/turnstile.wasm")
+                .with_plugin_config(map(&[("view", "inbox")]))
+                .new_plugin_instance_should_float(true)
+                .new_plugin_instance_should_have_pane_title("turnstile inbox")
+                .new_plugin_instance_should_be_focused()
+                .with_floating_pane_coordinates(place.unwrap())
+        };
         for message in [to_copy as fn() -> MessageToPlugin, broadcast, launch] {
             let ours = message_command(message()).0;
             assert_eq!(

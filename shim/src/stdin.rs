@@ -190,6 +190,61 @@ mod tests {
         }
     }
 
+    /// Set in the child process of the test below, which then reads stdin
+    /// with zellij-tile's own reader.
+    const READ_AS_ZELLIJ_TILE: &str = "TURNSTILE_SHIM_READ_AS_ZELLIJ_TILE";
+
+    /// zellij's lines (`wasi_write_object`: `serde_json`, then `\r\n`)
+    /// read by zellij-tile's `bytes_from_stdin` in a child process (this
+    /// test binary, running only this test) and by [`read_bytes`] give the
+    /// same bytes, line after line.
+    #[test]
+    fn it_reads_what_zellij_tiles_own_reader_reads() {
+        if std::env::var_os(READ_AS_ZELLIJ_TILE).is_some() {
+            while let Ok(bytes) = zellij_tile::shim::bytes_from_stdin() {
+                println!("zellij-tile read {}", serde_json::to_string(&bytes).unwrap());
+            }
+            return;
+        }
+        let messages: Vec<Vec<u8>> = [0usize, 1, 2, 255, 256, 4097, 100_000]
+            .iter()
+            .enumerate()
+            .map(|(n, &len)| (0..len).map(|i| ((i * 131 + n * 7) % 256) as u8).collect())
+            .collect();
+        let text: String = messages.iter().map(|m| line(m)).collect();
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "stdin::tests::it_reads_what_zellij_tiles_own_reader_reads",
+                "--nocapture",
+            ])
+            .args(["--test-threads", "1"])
+            .env(READ_AS_ZELLIJ_TILE, "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        let writer = std::thread::spawn({
+            let text = text.clone();
+            move || std::io::Write::write_all(&mut input, text.as_bytes())
+        });
+        let output = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(output.status.success());
+        let theirs: Vec<Vec<u8>> = String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            // The harness starts the line ("test … ") that the first one ends.
+            .filter_map(|l| l.split_once("zellij-tile read ").map(|(_, read)| read))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(theirs, messages, "zellij-tile read every line");
+        let mut reader = BufReader::with_capacity(7, text.as_bytes());
+        let ours: Vec<Vec<u8>> = messages.iter().map(|_| read_bytes(&mut reader).unwrap()).collect();
+        assert_eq!(ours, theirs);
+    }
+
     #[test]
     fn it_agrees_with_serde_json_on_what_zellij_writes() {
         for len in [0, 1, 10, 1000] {
