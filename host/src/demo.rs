@@ -10,7 +10,7 @@ use super::files;
 use super::setup::edits;
 use super::state::ensure_private;
 use super::zellij::{self, Zellij};
-use anyhow::{bail, Context, Result};
+use crate::error::{bail, Context, Result};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 

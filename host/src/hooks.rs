@@ -12,7 +12,7 @@ use super::clock::now_ms;
 use super::report::classify_file;
 use super::settings::SettingsEdit;
 use super::{files, push, spool};
-use anyhow::{Context, Result};
+use crate::error::{Context, Result};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -164,7 +164,7 @@ pub fn install(options: &InstallOptions) -> Result<String> {
         hooks.prepare_hooks_file(&mut settings);
         add_hooks(&mut settings, &|event| hooks.hook_entry(&command, event), &events)
     }
-    .map_err(|odd| anyhow::anyhow!("{}: {odd}; not touching it", edit.target.display()))?;
+    .map_err(|odd| crate::error::Error::msg(format!("{}: {odd}; not touching it", edit.target.display())))?;
     let text = serde_json::to_string_pretty(&settings)? + "\n";
     let shown = edit.target.display().to_string();
     if options.dry_run {
@@ -217,7 +217,7 @@ pub fn with_hooks(agent: AgentKind, target: &Path, original: Option<&[u8]>) -> R
     let hooks = agent.hooks();
     if let Some(source) = hooks.plugin(&command) {
         if plugin_is_ours(original, &source) == Some(false) {
-            anyhow::bail!("{} is not turnstile's plugin; not touching it", target.display());
+            crate::error::bail!("{} is not turnstile's plugin; not touching it", target.display());
         }
         return Ok((original != Some(source.as_bytes())).then_some(source));
     }
@@ -225,7 +225,7 @@ pub fn with_hooks(agent: AgentKind, target: &Path, original: Option<&[u8]>) -> R
     hooks.prepare_hooks_file(&mut settings);
     let events = hooks.hook_events(false);
     let changed = add_hooks(&mut settings, &|event| hooks.hook_entry(&command, event), &events)
-        .map_err(|odd| anyhow::anyhow!("{}: {odd}; not touching it", target.display()))?;
+        .map_err(|odd| crate::error::Error::msg(format!("{}: {odd}; not touching it", target.display())))?;
     let text = serde_json::to_string_pretty(&settings)? + "\n";
     Ok(changed.then_some(text))
 }
@@ -253,7 +253,7 @@ fn install_plugin(options: &InstallOptions, edit: SettingsEdit, source: &str) ->
     let shown = edit.target.display().to_string();
     let ours = plugin_is_ours(edit.original.as_deref(), source);
     if ours == Some(false) {
-        anyhow::bail!("{shown} is not turnstile's plugin; not touching it");
+        crate::error::bail!("{shown} is not turnstile's plugin; not touching it");
     }
     let current = edit.original.as_deref() == Some(source.as_bytes());
     let changed = match options.uninstall {
@@ -292,7 +292,7 @@ fn settings_path(project: bool, agent: AgentKind) -> Result<PathBuf> {
     agent
         .hooks()
         .hooks_file(&var, project.as_deref())
-        .map_err(anyhow::Error::msg)
+        .map_err(crate::error::Error::msg)
 }
 
 /// The command an agent's settings run: `turnstile hook`, with `--agent`

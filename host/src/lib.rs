@@ -33,6 +33,7 @@ pub mod demo;
 pub mod discovery;
 pub mod doctor;
 pub mod embedded;
+pub mod error;
 pub mod files;
 pub mod home;
 pub mod hooks;

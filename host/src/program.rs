@@ -9,7 +9,7 @@
 use super::clock::now_ms;
 use super::reported::{forget, keep};
 use super::{files, hooks, push, spool};
-use anyhow::{bail, Context, Result};
+use crate::error::{bail, Context, Result};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use turnstile_core::agent::AgentKind;

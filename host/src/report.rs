@@ -8,7 +8,7 @@ use super::binding::{self, Binding, HookRecord};
 use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use super::files;
-use anyhow::{bail, Context, Result};
+use crate::error::{bail, Context, Result};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

@@ -3,7 +3,7 @@
 //! `status` answers for a pane no agent runs in.
 
 use super::{files, state};
-use anyhow::{Context, Result};
+use crate::error::{Context, Result};
 use std::path::PathBuf;
 use turnstile_core::protocol::PaneReport;
 

@@ -13,7 +13,7 @@
 //!   `arbitrary_precision` and `preserve_order`).
 
 use super::files;
-use anyhow::{bail, Context, Result};
+use crate::error::{bail, Context, Result};
 use serde_json::Value;
 use std::fs::{self, File};
 use std::io::{self, Write};

@@ -24,7 +24,7 @@ use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use super::mailbox::Mailbox;
 use super::{binding, files, report, spool};
-use anyhow::{bail, Context, Result};
+use crate::error::{bail, Context, Result};
 use notify::event::ModifyKind;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::{BTreeMap, BTreeSet, HashMap};

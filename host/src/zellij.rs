@@ -2,7 +2,7 @@
 //! layouts and permission grants live (as zellij resolves them), which
 //! release is installed, and the built-in layouts it can print.
 
-use anyhow::{bail, Context, Result};
+use crate::error::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -8,5 +8,5 @@ use turnstile_host::simulate::{self, SimOptions};
 
 /// Runs the simulated agent of `kind` until killed.
 pub fn run(kind: AgentKind, options: &SimOptions) -> Result<()> {
-    simulate::run(options, simulate::of(kind))
+    Ok(simulate::run(options, simulate::of(kind))?)
 }

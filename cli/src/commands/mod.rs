@@ -344,7 +344,7 @@ pub fn run() -> i32 {
             rules();
             wait::run(session, pane, until, timeout)
         }
-        Command::Watch { session } => watch::run(session, Reloader::load(cli.rules).0),
+        Command::Watch { session } => watch::run(session, Reloader::load(cli.rules).0).map_err(anyhow::Error::from),
         Command::Setup {
             yes,
             dry_run,
@@ -491,11 +491,11 @@ fn dispatch(command: Command) -> Result<()> {
             state,
             answer_file,
             message,
-        } => turnstile_host::program::report(&turnstile_host::program::Report {
+        } => Ok(turnstile_host::program::report(&turnstile_host::program::Report {
             state,
             answer_file,
             message,
-        }),
+        })?),
         Command::InstallHooks {
             agent,
             project,

@@ -3,7 +3,7 @@
 //! user's file kept, comments and odd spacing included. A file that does
 //! not parse is refused with its line, and nothing is written.
 
-use anyhow::{bail, Result};
+use crate::error::{bail, Result};
 use kdl::{KdlDocument, KdlEntry, KdlNode, KdlValue};
 use std::path::Path;
 
@@ -54,10 +54,10 @@ pub fn parse(text: &str, path: &Path) -> Result<KdlDocument> {
         let what = e
             .help
             .map_or_else(|| e.kind.to_string(), |h| format!("{}: {h}", e.kind));
-        anyhow::anyhow!(
+        crate::error::Error::msg(format!(
             "{} line {line} is not valid KDL ({what}); nothing was written",
             path.display()
-        )
+        ))
     })
 }
 
@@ -280,11 +280,11 @@ fn indent_of(doc: &KdlDocument) -> String {
 fn only_node(snippet: &str) -> Result<KdlNode> {
     let doc: KdlDocument = snippet
         .parse()
-        .map_err(|e: kdl::KdlError| anyhow::anyhow!("turnstile wrote bad KDL: {e}"))?;
+        .map_err(|e: kdl::KdlError| crate::error::Error::msg(format!("turnstile wrote bad KDL: {e}")))?;
     doc.nodes()
         .first()
         .cloned()
-        .ok_or_else(|| anyhow::anyhow!("turnstile wrote an empty KDL snippet"))
+        .ok_or_else(|| crate::error::Error::msg("turnstile wrote an empty KDL snippet"))
 }
 
 fn string_arg(node: &KdlNode) -> Option<String> {

@@ -3,8 +3,8 @@
 //! folder of turnstile's data folder, so that `setup --undo` puts each back
 //! byte for byte and removes what setup added.
 
+use crate::error::{Context, Result};
 use crate::{files, state};
-use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io;

@@ -16,9 +16,9 @@
 pub mod edits;
 pub mod journal;
 
+use crate::error::{Context, Result};
 use crate::zellij::{self, Zellij, ZellijPaths};
 use crate::{embedded, files, hooks, state};
-use anyhow::{Context, Result};
 use edits::{BarPane, LAYOUT_NAME};
 use journal::Journal;
 use serde::Serialize;
@@ -477,7 +477,8 @@ fn lock(data: &Path) -> Result<File> {
 /// a file that is not UTF-8 is refused in words.
 fn read_text(path: &Path) -> Result<String> {
     let bytes = read_bytes(path)?.unwrap_or_default();
-    String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{} is not UTF-8 text; nothing was written", path.display()))
+    String::from_utf8(bytes)
+        .map_err(|_| crate::error::Error::msg(format!("{} is not UTF-8 text; nothing was written", path.display())))
 }
 
 fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>> {

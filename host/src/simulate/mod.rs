@@ -62,12 +62,14 @@ impl Outcome {
 }
 
 /// Parses `done,fail,…`; a clear error for an unknown word.
-pub fn parse_script(script: &str) -> anyhow::Result<Vec<Outcome>> {
+pub fn parse_script(script: &str) -> crate::error::Result<Vec<Outcome>> {
     script
         .split(',')
         .filter(|w| !w.trim().is_empty())
         .map(|w| {
-            Outcome::parse(w).ok_or_else(|| anyhow::anyhow!("unknown outcome `{w}` (use done, fail, interrupt, wait)"))
+            Outcome::parse(w).ok_or_else(|| {
+                crate::error::Error::msg(format!("unknown outcome `{w}` (use done, fail, interrupt, wait)"))
+            })
         })
         .collect()
 }
@@ -147,8 +149,8 @@ pub struct SimOptions {
 }
 
 /// Runs the agent until killed (or `turns` are done, then idles).
-pub fn run(options: &SimOptions, kind: &'static dyn Simulator) -> anyhow::Result<()> {
-    use anyhow::Context;
+pub fn run(options: &SimOptions, kind: &'static dyn Simulator) -> crate::error::Result<()> {
+    use crate::error::Context;
     let script = parse_script(&options.script)?;
     let mut sim = Sim::start(options, kind).context("cannot start the simulated agent")?;
     if options.listen {
