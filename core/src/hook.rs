@@ -1,11 +1,11 @@
-//! Claude Code hook events: what each one says about the pane's agent.
-//!
-//! Claude Code runs `turnstile hook` with one JSON object on stdin
-//! (`hook_event_name`, `session_id`, `transcript_path`, `cwd`, and per-event
-//! fields). This module turns that object into a [`HookEvent`] and the
-//! authoritative [`Verdict`] it implies. Pure: the caller passes the time.
+//! Hook events, in neutral terms: an agent runs `turnstile hook` with one
+//! JSON object on stdin, which becomes a [`HookEvent`] (the event's name,
+//! session, log, folder, and the fields some events carry). What an event
+//! *means* is its kind's (`AgentHooks::hook_verdict`, in
+//! `agent/<kind>/hooks.rs`); [`HookEvent::shared_verdict`] is the meaning
+//! of the event names several agents share (Claude Code's, which Codex and
+//! Qwen Code adopted). Pure: the caller passes the time.
 
-use crate::transcript::TranscriptVerdict;
 use crate::verdict::{Millis, Source, State, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -108,9 +108,20 @@ impl HookEvent {
         self.hook_event_name == "SessionEnd"
     }
 
-    /// The verdict this event implies, observed at `at`; `None` for events
-    /// that say nothing about the turn (tool hooks, `SubagentStop`, …).
-    pub fn verdict(&self, at: Millis) -> Option<Verdict> {
+    /// The verdict `state` of this event, observed at `at`, keyed by the
+    /// event and its time (a later report of the same event replaces it).
+    pub fn verdict_of(&self, state: State, reason: String, at: Millis) -> Verdict {
+        let mut verdict = Verdict::new(state, Source::Hook, reason, at);
+        verdict.key = Some(format!("{}@{at}", self.hook_event_name));
+        verdict
+    }
+
+    /// What the event names several agents share mean, observed at `at`:
+    /// `UserPromptSubmit`, `Stop`, `StopFailure`, `PermissionRequest`, a
+    /// permission `Notification`, `SessionStart` (Claude Code's names, which
+    /// Codex and Qwen Code use too); `None` for events that say nothing
+    /// about the turn (tool hooks, `SubagentStop`, …) and for other names.
+    pub fn shared_verdict(&self, at: Millis) -> Option<Verdict> {
         let (state, reason) = match self.hook_event_name.as_str() {
             "UserPromptSubmit" => (State::Working, "UserPromptSubmit hook: a turn started".to_owned()),
             "Stop" => match self.background_tasks.as_ref().map_or(0, Vec::len) {
@@ -131,11 +142,6 @@ impl HookEvent {
                     None => (State::Waiting, "PermissionRequest hook".to_owned()),
                 }
             }
-            // Gemini CLI's names.
-            "BeforeAgent" => (State::Working, "BeforeAgent hook: a turn started".to_owned()),
-            "Notification" if self.notification_type.as_deref() == Some("ToolPermission") => {
-                (State::Waiting, "Notification hook: tool permission".to_owned())
-            }
             "Notification" if self.notification_type.as_deref() == Some("permission_prompt") => {
                 (State::Waiting, "Notification hook: permission prompt".to_owned())
             }
@@ -148,38 +154,7 @@ impl HookEvent {
             ),
             _ => return None,
         };
-        let mut verdict = Verdict::new(state, Source::Hook, reason, at);
-        verdict.key = Some(format!("{}@{at}", self.hook_event_name));
-        Some(verdict)
-    }
-
-    /// The verdict, checked against the transcript as read when the hook ran.
-    ///
-    /// A `Stop` stays working while the transcript shows background agents
-    /// that have not reported back. Old releases (no `background_tasks` in
-    /// the payload) fire `Stop` also after launching a background agent and
-    /// may not have flushed the transcript yet: their `Stop` is a done only
-    /// when the transcript already shows the answer; otherwise the
-    /// transcript's own end markers confirm it a moment later.
-    pub fn verdict_given(&self, at: Millis, transcript: Option<&TranscriptVerdict>) -> Option<Verdict> {
-        let mut verdict = self.verdict(at)?;
-        if self.hook_event_name != "Stop" {
-            return Some(verdict);
-        }
-        let agents = transcript.map_or(0, |t| t.background_agents);
-        let shows_answer = transcript.is_some_and(|t| t.state == State::Done || t.candidate == Some(State::Done));
-        if agents > 0 {
-            verdict.state = State::Working;
-            verdict.reason = format!("Stop hook, but {agents} background agent(s) still run");
-        } else if self.background_tasks.is_none() && !shows_answer {
-            // The turn ended as far as Claude Code knows; the answer is still
-            // on its way to the transcript (2.1.39 flushes late). The
-            // candidate marks it: the answer confirms the end when it lands.
-            verdict.state = State::Working;
-            verdict.candidate = Some(State::Done);
-            verdict.reason = "Stop hook of an old release; the transcript does not show the answer yet".into();
-        }
-        Some(verdict)
+        Some(self.verdict_of(state, reason, at))
     }
 
     /// Old releases send no `notification_type`; their message names the wait.
@@ -206,13 +181,16 @@ mod tests {
     const STOP_2_1_332: &str = r#"{"session_id":"c103","transcript_path":"/t.jsonl","cwd":"/p","permission_mode":"bypassPermissions","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Done: slept 3s.","background_tasks":[],"session_crons":[]}"#;
 
     fn state_of(json: &str) -> Option<State> {
-        HookEvent::parse(json.as_bytes()).unwrap().verdict(5).map(|v| v.state)
+        HookEvent::parse(json.as_bytes())
+            .unwrap()
+            .shared_verdict(5)
+            .map(|v| v.state)
     }
 
     #[test]
     fn stop_is_an_authoritative_done_with_the_answer() {
         let e = HookEvent::parse(STOP_2_1_332.as_bytes()).unwrap();
-        let v = e.verdict(7).unwrap();
+        let v = e.shared_verdict(7).unwrap();
         assert!(v.is_confirmed_done());
         assert_eq!(v.key.as_deref(), Some("Stop@7"));
         assert_eq!(e.last_assistant_message.as_deref(), Some("Done: slept 3s."));
@@ -222,51 +200,6 @@ mod tests {
     fn stop_with_background_tasks_is_still_working() {
         let json = STOP_2_1_332.replace(r#""background_tasks":[]"#, r#""background_tasks":[{"id":"a1"}]"#);
         assert_eq!(state_of(&json), Some(State::Working));
-    }
-
-    fn transcript(state: State, candidate: Option<State>, background_agents: usize) -> TranscriptVerdict {
-        TranscriptVerdict {
-            state,
-            reason: String::new(),
-            session_id: None,
-            since: None,
-            answer: None,
-            candidate,
-            line: None,
-            offset: None,
-            pending_tools: 0,
-            background_agents,
-            invalid_lines: 0,
-        }
-    }
-
-    #[test]
-    fn old_release_stop_is_done_only_when_the_transcript_shows_the_answer() {
-        let old = HookEvent::parse(br#"{"hook_event_name":"Stop","stop_hook_active":false}"#).unwrap();
-        let state = |t: Option<&TranscriptVerdict>| old.verdict_given(9, t).map(|v| v.state);
-        let candidate = transcript(State::Working, Some(State::Done), 0);
-        assert_eq!(state(Some(&candidate)), Some(State::Done));
-        assert_eq!(state(None), Some(State::Working), "transcript not written yet");
-        let preamble = transcript(State::Working, None, 0);
-        assert_eq!(
-            state(Some(&preamble)),
-            Some(State::Working),
-            "transcript not flushed yet"
-        );
-        let launched = transcript(State::Working, None, 1);
-        assert_eq!(state(Some(&launched)), Some(State::Working), "a background agent runs");
-    }
-
-    #[test]
-    fn recent_release_stop_trusts_its_background_tasks() {
-        let e = HookEvent::parse(STOP_2_1_332.as_bytes()).unwrap();
-        assert_eq!(e.verdict_given(9, None).map(|v| v.state), Some(State::Done));
-        let launched = transcript(State::Working, None, 1);
-        assert_eq!(
-            e.verdict_given(9, Some(&launched)).map(|v| v.state),
-            Some(State::Working),
-            "the transcript still counts a launched agent"
-        );
     }
 
     #[test]
@@ -285,7 +218,7 @@ mod tests {
             br#"{"hook_event_name":"PermissionRequest","tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Which database?"}]}}"#,
         )
         .unwrap()
-        .verdict(1)
+        .shared_verdict(1)
         .unwrap();
         assert_eq!(asks.reason, "asks: Which database? (PermissionRequest hook)");
         assert_eq!(

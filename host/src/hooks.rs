@@ -91,7 +91,7 @@ fn log_of_session(kind: AgentKind, event: &HookEvent) -> Option<String> {
 }
 
 /// The verdict report a hook event pushes. A `Stop` is checked against the
-/// transcript as it is now ([`HookEvent::verdict_given`]) and carries the
+/// transcript as it is now (Claude Code's `verdict_given`) and carries the
 /// answer (from the payload, else from the transcript).
 /// Codex fires `Stop` only for a turn that ended well (a few ms before its
 /// rollout says so), with the answer: a done as it stands. Gemini CLI's

@@ -23,7 +23,7 @@ impl AgentHooks for CodexCli {
         false
     }
     fn hook_verdict(&self, event: &HookEvent, now: Millis, _log: Option<&TranscriptVerdict>) -> Option<Verdict> {
-        event.verdict(now)
+        event.shared_verdict(now)
     }
     fn hooks_file(&self, var: &dyn Fn(&str) -> Option<String>, project: Option<&Path>) -> Result<PathBuf, String> {
         if project.is_some() {

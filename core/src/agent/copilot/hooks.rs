@@ -13,7 +13,7 @@ use super::CopilotCli;
 use crate::agent::AgentHooks;
 use crate::hook::{record_mark, HookEvent};
 use crate::transcript::TranscriptVerdict;
-use crate::{Millis, Source, State, Verdict};
+use crate::{Millis, State, Verdict};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -36,9 +36,7 @@ impl AgentHooks for CopilotCli {
             }
             _ => return None,
         };
-        let mut verdict = Verdict::new(state, Source::Hook, reason.to_owned(), now);
-        verdict.key = Some(format!("{}@{now}", event.hook_event_name));
-        Some(verdict)
+        Some(event.verdict_of(state, reason.to_owned(), now))
     }
     /// `agentStop` fires on a done only: its record marks the end.
     fn record_verdict(&self, event: &str, at: Millis) -> Option<Verdict> {

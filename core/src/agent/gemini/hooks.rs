@@ -27,10 +27,15 @@ impl AgentHooks for GeminiCli {
         event == "AfterAgent"
     }
     fn hook_verdict(&self, event: &HookEvent, now: Millis, log: Option<&TranscriptVerdict>) -> Option<Verdict> {
-        if self.ends_a_turn(&event.hook_event_name) {
-            return Some(turn_end(now, log));
-        }
-        event.verdict(now)
+        let (state, reason) = match event.hook_event_name.as_str() {
+            name if self.ends_a_turn(name) => return Some(turn_end(now, log)),
+            "BeforeAgent" => (State::Working, "BeforeAgent hook: a turn started"),
+            "Notification" if event.notification_type.as_deref() == Some("ToolPermission") => {
+                (State::Waiting, "Notification hook: tool permission")
+            }
+            _ => return event.shared_verdict(now),
+        };
+        Some(event.verdict_of(state, reason.to_owned(), now))
     }
     /// `AfterAgent` fires on every turn end: its record marks the end (the
     /// chat log's answer confirms it; its cancel or error is a turn end

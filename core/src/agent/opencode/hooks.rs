@@ -27,7 +27,7 @@ use super::OpenCode;
 use crate::agent::AgentHooks;
 use crate::hook::HookEvent;
 use crate::transcript::TranscriptVerdict;
-use crate::{Millis, Source, State, Verdict};
+use crate::{Millis, State, Verdict};
 use std::path::{Path, PathBuf};
 
 /// The events the plugin hands over.
@@ -64,11 +64,10 @@ impl AgentHooks for OpenCode {
             "session.idle" => turn_end(log),
             _ => return None,
         };
-        let mut verdict = Verdict::new(state, Source::Hook, reason, now);
+        let mut verdict = event.verdict_of(state, reason, now);
         if name == "session.idle" && state == State::Working {
             verdict.candidate = Some(State::Done);
         }
-        verdict.key = Some(format!("{name}@{now}"));
         Some(verdict)
     }
     /// A plugin file, not entries in a settings file.

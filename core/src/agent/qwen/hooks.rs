@@ -52,11 +52,9 @@ impl AgentHooks for QwenCode {
             "Notification" if event.notification_type.as_deref() == Some("idle_prompt") => {
                 return idle_prompt(event, now, log);
             }
-            _ => return event.verdict(now),
+            _ => return event.shared_verdict(now),
         };
-        let mut verdict = Verdict::new(state, Source::Hook, reason.to_owned(), now);
-        verdict.key = Some(format!("{}@{now}", event.hook_event_name));
-        Some(verdict)
+        Some(event.verdict_of(state, reason.to_owned(), now))
     }
     /// `Stop` fires on a done only: its record marks the end.
     fn record_verdict(&self, event: &str, at: Millis) -> Option<Verdict> {
