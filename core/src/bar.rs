@@ -9,8 +9,8 @@
 //! row is too narrow, names go first, then durations, then segments are cut
 //! with `…`.
 
-use crate::agent::AgentKind;
 use crate::attention;
+use crate::protocol::PaneSummary;
 use crate::verdict::{Millis, State};
 
 /// A terminal colour.
@@ -55,42 +55,8 @@ impl Default for Palette {
     }
 }
 
-/// One agent pane as the bar shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Segment<'a> {
-    /// Terminal pane id.
-    pub pane: u32,
-    /// Pane title.
-    pub name: &'a str,
-    /// Fused state.
-    pub state: State,
-    /// Backed by the transcript or a hook (vs. a screen guess).
-    pub confirmed: bool,
-    /// When the state began.
-    pub since: Millis,
-    /// Finished while unfocused, not seen since.
-    pub unseen: bool,
-    /// The agent that runs there.
-    pub kind: AgentKind,
-    /// What the program said with its state (`turnstile report waiting
-    /// --message "approve deploy?"`), shown after it at full detail.
-    pub note: Option<&'a str>,
-}
-
-/// The most characters of a note a segment shows (longer ones end in `…`).
+/// The most characters of a note a row shows (longer ones end in `…`).
 pub const NOTE_CHARS: usize = 32;
-
-impl Segment<'_> {
-    /// Where it stands for attention.
-    pub fn standing(&self) -> attention::Standing {
-        attention::Standing {
-            pane: self.pane,
-            state: self.state,
-            unseen: self.unseen,
-            since: self.since,
-        }
-    }
-}
 
 /// What a click on the bar lands on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,9 +98,15 @@ enum Detail {
 ///
 /// When agents of more than one kind are on the bar, each segment names its
 /// kind (`cc`, `cx`) after the pane name.
-pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette, message: Option<&str>) -> Rendered {
+pub fn render(
+    segments: &[&PaneSummary],
+    now: Millis,
+    cols: usize,
+    palette: &Palette,
+    message: Option<&str>,
+) -> Rendered {
     let tags = segments.iter().any(|s| s.kind != segments[0].kind);
-    let needing = attention::count(segments.iter().map(Segment::standing));
+    let needing = attention::count(segments.iter().map(|s| s.standing()));
     let detail = [Detail::Full, Detail::NoName, Detail::Minimal]
         .into_iter()
         .find(|d| fits(segments, now, *d, tags, message, needing, cols))
@@ -176,7 +148,7 @@ pub fn render(segments: &[Segment], now: Millis, cols: usize, palette: &Palette,
 /// True when the row fits in `cols` at `detail`, `needing` being the
 /// "needs you" count (segments are measured only until it cannot).
 fn fits(
-    segments: &[Segment],
+    segments: &[&PaneSummary],
     now: Millis,
     detail: Detail,
     tags: bool,
@@ -226,13 +198,13 @@ fn icon(state: State, confirmed: bool) -> &'static str {
 ///
 /// The bar is drawn inside zellij's interpreter for every change of every
 /// row: labels are written in place, numbers without `format!`.
-fn write_label(text: &mut String, seg: &Segment, now: Millis, detail: Detail, tags: bool) {
+fn write_label(text: &mut String, seg: &PaneSummary, now: Millis, detail: Detail, tags: bool) {
     text.push_str(icon(seg.state, seg.confirmed));
     text.push(' ');
     push_number(text, u64::from(seg.pane));
     if detail == Detail::Full && !seg.name.is_empty() {
         text.push(' ');
-        text.push_str(seg.name);
+        text.push_str(&seg.name);
     }
     if tags && detail < Detail::Minimal {
         text.push(' ');
@@ -246,7 +218,7 @@ fn write_label(text: &mut String, seg: &Segment, now: Millis, detail: Detail, ta
             write_elapsed(text, now.saturating_sub(seg.since));
         }
     }
-    if let Some(note) = seg.note.filter(|_| detail == Detail::Full) {
+    if let Some(note) = seg.note().filter(|_| detail == Detail::Full) {
         text.push_str(": ");
         match note.char_indices().nth(NOTE_CHARS - 1) {
             Some((cut, _)) if note.chars().count() > NOTE_CHARS => {
@@ -259,7 +231,7 @@ fn write_label(text: &mut String, seg: &Segment, now: Millis, detail: Detail, ta
 }
 
 /// The columns [`write_label`] takes, counted without writing it.
-fn label_width(seg: &Segment, now: Millis, detail: Detail, tags: bool) -> usize {
+fn label_width(seg: &PaneSummary, now: Millis, detail: Detail, tags: bool) -> usize {
     let mut width = icon(seg.state, seg.confirmed).chars().count() + 1 + digits(u64::from(seg.pane));
     if detail == Detail::Full && !seg.name.is_empty() {
         width += 1 + seg.name.chars().count();
@@ -273,7 +245,7 @@ fn label_width(seg: &Segment, now: Millis, detail: Detail, tags: bool) -> usize 
             width += 1 + elapsed_width(now.saturating_sub(seg.since));
         }
     }
-    if let Some(note) = seg.note.filter(|_| detail == Detail::Full) {
+    if let Some(note) = seg.note().filter(|_| detail == Detail::Full) {
         width += 2 + note.chars().count().min(NOTE_CHARS);
     }
     width
@@ -395,7 +367,7 @@ impl<'p> Painter<'p> {
         }
     }
 
-    fn segment(&mut self, seg: &Segment, now: Millis, detail: Detail) {
+    fn segment(&mut self, seg: &PaneSummary, now: Millis, detail: Detail) {
         let color = state_color(seg.state, self.palette);
         let mut label = std::mem::take(&mut self.label);
         label.clear();
@@ -496,22 +468,29 @@ fn sgr_bg(c: Color) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::AgentKind;
     use crate::ansi;
 
-    fn seg(pane: u32, name: &str, state: State, confirmed: bool, since: Millis, unseen: bool) -> Segment<'_> {
-        Segment {
+    fn seg(pane: u32, name: &str, state: State, confirmed: bool, since: Millis, unseen: bool) -> PaneSummary {
+        PaneSummary {
             pane,
-            name,
+            name: name.to_owned(),
             state,
+            source: None,
             confirmed,
             since,
             unseen,
             kind: AgentKind::Claude,
-            note: None,
+            reason: String::new(),
         }
     }
 
-    fn sample() -> Vec<Segment<'static>> {
+    /// The rows as the bar takes them.
+    fn refs(rows: &[PaneSummary]) -> Vec<&PaneSummary> {
+        rows.iter().collect()
+    }
+
+    fn sample() -> Vec<PaneSummary> {
         vec![
             seg(2, "api", State::Working, false, 0, false),
             seg(3, "docs", State::Done, true, 0, true),
@@ -523,7 +502,7 @@ mod tests {
 
     #[test]
     fn full_width_bar() {
-        let r = render(&sample(), 41_000, 120, &Palette::default(), None);
+        let r = render(&refs(&sample()), 41_000, 120, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 2  │ ⠿ 2 api working 41s │  ✓ 3 docs done  │ ✗ 4 tests failed │ ? 5 review waiting 11s │ ✓? 6 guess done");
         insta::assert_debug_snapshot!(r.line);
     }
@@ -534,13 +513,13 @@ mod tests {
     fn a_programs_message_follows_its_state() {
         let mut deploy = seg(7, "deploy", State::Waiting, false, 30_000, false);
         deploy.kind = AgentKind::Program;
-        deploy.note = Some("approve deploy?");
-        let r = render(&[deploy.clone()], 41_000, 120, &Palette::default(), None);
+        deploy.reason = "approve deploy?".into();
+        let r = render(&refs(&[deploy.clone()]), 41_000, 120, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 1  │ ? 7 deploy waiting 11s: approve deploy?");
-        deploy.note = Some("a message far longer than any bar should ever show");
-        let r = render(&[deploy.clone()], 41_000, 120, &Palette::default(), None);
+        deploy.reason = "a message far longer than any bar should ever show".into();
+        let r = render(&refs(&[deploy.clone()]), 41_000, 120, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 1  │ ? 7 deploy waiting 11s: a message far longer than any b…");
-        let r = render(&[deploy], 41_000, 40, &Palette::default(), None);
+        let r = render(&refs(&[deploy]), 41_000, 40, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 1  │ ? 7 waiting 11s");
     }
 
@@ -548,17 +527,17 @@ mod tests {
     fn mixed_kinds_name_their_kind() {
         let mut segments = sample();
         segments[1].kind = AgentKind::Codex;
-        let r = render(&segments[..2], 41_000, 120, &Palette::default(), None);
+        let r = render(&refs(&segments[..2]), 41_000, 120, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 1  │ ⠿ 2 api cc working 41s │  ✓ 3 docs cx done");
-        let r = render(&segments[..2], 41_000, 12, &Palette::default(), None);
+        let r = render(&refs(&segments[..2]), 41_000, 12, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" !1  │ ⠿ 2 …");
     }
 
     #[test]
     fn narrow_bar_drops_names_then_words() {
-        let r = render(&sample(), 41_000, 96, &Palette::default(), None);
+        let r = render(&refs(&sample()), 41_000, 96, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" needs you: 2  │ ⠿ 2 working 41s │  ✓ 3 done  │ ✗ 4 failed │ ? 5 waiting 11s │ ✓? 6 done");
-        let r = render(&sample(), 41_000, 48, &Palette::default(), None);
+        let r = render(&refs(&sample()), 41_000, 48, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" !2  │ ⠿ 2 │  ✓ 3  │ ✗ 4 │ ? 5 │ ✓? 6");
     }
 
@@ -566,7 +545,7 @@ mod tests {
     fn never_wider_than_the_row() {
         for cols in [0, 1, 5, 13, 27] {
             let r = render(
-                &sample(),
+                &refs(&sample()),
                 41_000,
                 cols,
                 &Palette::default(),
@@ -578,7 +557,7 @@ mod tests {
 
     #[test]
     fn clicks_map_to_panes() {
-        let r = render(&sample(), 41_000, 140, &Palette::default(), None);
+        let r = render(&refs(&sample()), 41_000, 140, &Palette::default(), None);
         assert_eq!(r.at(0), Some(Hit::Attention), "the counter comes first");
         let plain = ansi::strip(&r.line);
         let api = plain.chars().position(|c| c == '⠿').unwrap();
@@ -591,14 +570,14 @@ mod tests {
     #[test]
     fn the_counter_shows_how_many_panes_need_you() {
         let calm = [seg(2, "api", State::Working, false, 0, false)];
-        let r = render(&calm, 41_000, 60, &Palette::default(), None);
+        let r = render(&refs(&calm), 41_000, 60, &Palette::default(), None);
         assert!(
             !ansi::strip(&r.line).contains("needs you"),
             "nothing needs you: no counter"
         );
-        let r = render(&sample(), 41_000, 30, &Palette::default(), None);
+        let r = render(&refs(&sample()), 41_000, 30, &Palette::default(), None);
         insta::assert_snapshot!(ansi::strip(&r.line).trim_end(), @" !2  │ ⠿ 2 │  ✓ 3  │ ✗ 4 │ ? …");
-        let counter_only = render(&sample()[1..2], 0, 60, &Palette::default(), None);
+        let counter_only = render(&refs(&sample()[1..2]), 0, 60, &Palette::default(), None);
         insta::assert_debug_snapshot!(counter_only.line);
     }
 

@@ -215,7 +215,7 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// One pane as the `state` pipe reports it.
+/// One agent pane: a row of the bar, and of the `state` pipe's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaneSummary {
     /// The zellij terminal pane id.
@@ -235,8 +235,27 @@ pub struct PaneSummary {
     /// The agent that runs there.
     #[serde(default)]
     pub kind: AgentKind,
-    /// Why, for people.
+    /// Why, for people. A row the bar draws (`PaneTable::drawn_rows`)
+    /// carries only its note here: what the agent said with its state.
     pub reason: String,
+}
+
+impl PaneSummary {
+    /// Where it stands for attention.
+    pub fn standing(&self) -> crate::attention::Standing {
+        crate::attention::Standing {
+            pane: self.pane,
+            state: self.state,
+            unseen: self.unseen,
+            since: self.since,
+        }
+    }
+
+    /// A drawn row's note (`turnstile report waiting --message "approve
+    /// deploy?"`), shown after its state at full detail.
+    pub fn note(&self) -> Option<&str> {
+        (!self.reason.is_empty()).then_some(self.reason.as_str())
+    }
 }
 
 #[cfg(test)]

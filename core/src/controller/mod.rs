@@ -30,7 +30,7 @@ mod viewports;
 
 use crate::arbiter::Edge;
 use crate::attention::{self, Cycle};
-use crate::bar::{self, Hit, Palette, Rendered, Segment};
+use crate::bar::{self, Hit, Palette, Rendered};
 use crate::config::Config;
 use crate::inbox::{self, Log};
 use crate::panes::PaneTable;
@@ -503,7 +503,7 @@ impl Controller {
     /// The bar as it would be drawn now.
     fn draw(&self, now: Millis) -> Rendered {
         let rows = self.rows();
-        let mut segments = segments(&rows);
+        let mut segments: Vec<&PaneSummary> = rows.iter().collect();
         self.own_tab_first(&mut segments);
         let palette = self.config.palette.or(self.theme).unwrap_or_default();
         let message = self.message_text(now);
@@ -514,7 +514,7 @@ impl Controller {
     /// beside it: with many agents the bar's end is cut off), the others
     /// after them, each in their order. Unchanged when the pane list does
     /// not say where this copy is.
-    fn own_tab_first(&self, segments: &mut Vec<Segment<'_>>) {
+    fn own_tab_first(&self, segments: &mut Vec<&PaneSummary>) {
         let own = |p: &&PaneEntry| p.plugin_url.is_some() && p.id == self.me;
         let Some(tab) = self.panes.iter().find(own).map(|p| p.tab) else {
             return;
@@ -570,23 +570,6 @@ impl Controller {
     fn say(&mut self, text: String, now: Millis) {
         self.message = Some((text, now));
     }
-}
-
-/// The bar's segments of these rows.
-fn segments(rows: &[PaneSummary]) -> Vec<Segment<'_>> {
-    rows.iter()
-        .map(|r| Segment {
-            pane: r.pane,
-            name: &r.name,
-            state: r.state,
-            confirmed: r.confirmed,
-            since: r.since,
-            unseen: r.unseen,
-            kind: r.kind,
-            // A drawn row's reason is its note alone (`PaneTable::drawn_rows`).
-            note: (!r.reason.is_empty()).then_some(r.reason.as_str()),
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -58,14 +58,13 @@ impl Controller {
             return;
         }
         let rows = self.rows().into_owned();
-        let segments = segments(&rows);
-        let queue = attention::queue(segments.iter().map(Segment::standing));
+        let queue = attention::queue(rows.iter().map(PaneSummary::standing));
         let Some(pane) = self.cycle.next(&queue, now) else {
             self.say("nothing needs you".into(), now);
             return self.answer(from, "nothing needs you\n".into());
         };
         self.out.push(Effect::FocusPane(pane));
-        let what = segments
+        let what = rows
             .iter()
             .find(|s| s.pane == pane)
             .map_or_else(String::new, |s| format!(" {} {}", s.name, s.state));
