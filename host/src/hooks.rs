@@ -28,7 +28,7 @@ const MAX_PAYLOAD: u64 = 8 << 20;
 /// How long a hook may take, whatever it is given (Claude Code and Codex
 /// are told 5 s, Gemini CLI 5000 ms): past it the hook exits 0 and the
 /// unfinished work dies with the process.
-const HOOK_BUDGET: Duration = Duration::from_millis(3_000);
+pub const HOOK_BUDGET: Duration = Duration::from_millis(3_000);
 
 /// How long a turn-end hook reads the transcript; past it the event is
 /// reported as the payload alone says.

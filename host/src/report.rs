@@ -102,7 +102,7 @@ fn read_all(jobs: Vec<Job>, at: Millis, deadline: Instant) -> Vec<PaneReport> {
 }
 
 /// The kind of agent a transcript file belongs to, by its name, its
-/// folder's name and its first bytes ([`turnstile_core::agent::Agent::owns_log`]).
+/// folder's name and its first bytes ([`turnstile_core::agent::AgentLog::owns_log`]).
 pub fn kind_of_transcript(path: &Path) -> AgentKind {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let folder = path

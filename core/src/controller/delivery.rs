@@ -8,7 +8,7 @@
 //! whose sources say something new). Until then Enter is pressed again every
 //! `RETRY_ENTER_MS`, at most `MAX_ENTERS` times in all, but only onto a box
 //! that cannot hold a suggestion the agent would submit instead
-//! ([`Submission::enter_is_safe`]). When the last Enter started no turn and
+//! (`Submission::enter_is_safe`). When the last Enter started no turn and
 //! the target's box is certainly empty, the paste itself was lost (a TUI
 //! still starting up on a busy machine drops it): the answer is pasted
 //! again, `MAX_PASTES` times in all, unless the agent may show a suggestion

@@ -165,7 +165,7 @@ pub enum Effect {
     /// Focus a terminal pane, switching to its tab (a click on its
     /// segment, the attention jump, Enter in the inbox).
     FocusPane(u32),
-    /// Run the notifier (see [`notify`]) with this environment.
+    /// Run the notifier (see `controller::notify`) with this environment.
     RunNotifier {
         /// The command line.
         argv: Vec<String>,

@@ -1,7 +1,7 @@
 //! Claude Code (`@anthropic-ai/claude-code`: the native `claude` binary,
 //! or `cli.js` run by node): how its process and its pane's command are
 //! recognised, its screen rules ([`screen`]), its transcript classifier
-//! ([`transcript`]) and its session status file ([`session`]).
+//! ([`transcript`]) and its session status file (`agent::status`).
 
 pub mod home;
 pub mod hooks;

@@ -1,6 +1,7 @@
 //! OpenCode (`opencode`, a Bun single-file binary): its screen ([`screen`]),
 //! its session log ([`events`]: rows of its SQLite database, read by the
-//! host through [`store`]), its plugin ([`hooks`]).
+//! host through its log store, `turnstile-host`'s `store::opencode`), its
+//! plugin ([`hooks`]).
 
 pub mod events;
 pub mod home;

@@ -1,6 +1,6 @@
 //! Claude Code's JSONL transcripts: the authoritative source of a turn's state.
 //!
-//! - [`line`] turns one line into the event it means for the turn;
+//! - [`line`](mod@line) turns one line into the event it means for the turn;
 //! - [`classifier`] folds events incrementally (feed appended bytes);
 //! - [`tail`] classifies a file cold, reading backwards from its end.
 //!
