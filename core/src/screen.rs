@@ -7,28 +7,36 @@ use crate::verdict::State;
 /// The rule that decided a screen verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rule {
-    /// A selection dialog (question over numbered options) is open.
+    /// An approval dialog is open (a question over numbered options:
+    /// Claude Code's `Do you want to proceed?`, Codex's `Would you like to
+    /// run the following command?`, Gemini CLI's `Allow execution of …?`).
     PermissionDialog,
-    /// `Waiting for permission…` is shown.
+    /// The agent says it waits for an approval (`Waiting for permission…`,
+    /// `Waiting for user confirmation...`).
     PermissionWait,
     /// A question or plan dialog's footer (`Enter to select · ↑/↓ to
     /// navigate · Esc to cancel`): the agent asks its user.
     QuestionDialog,
-    /// The footer shows `esc to interrupt` below the deciding line.
+    /// The footer shows the agent at work (`esc to interrupt`, a bouncing
+    /// bar) below the deciding line.
     FooterActivity,
-    /// An in-progress spinner line (`✽ Pondering… (1s · ↓ 20 tokens)`).
+    /// An in-progress spinner line or title (`✽ Pondering… (1s · ↓ 20
+    /// tokens)`, `⠸ Thinking... (esc to cancel, 3s)`, `• Working (7s …)`).
     Spinner,
-    /// A glyph line about retrying an API call.
+    /// A line about retrying an API call.
     Retrying,
-    /// `Waiting for N background agent(s) to finish`.
+    /// The agent waits for its background agents (`Waiting for N
+    /// background agent(s) to finish`).
     BackgroundAgents,
     /// A prompt was submitted below the last status line: a new turn runs.
     PromptEcho,
-    /// The finished banner (`✻ Brewed for 4s · done 7:23 PM`).
+    /// A turn's finished mark (`✻ Brewed for 4s · done 7:23 PM`, `Worked
+    /// for 9s`, an answer with the title back to ready).
     Banner,
-    /// `⎿  Interrupted · What should Claude do instead?`.
+    /// An Escape's mark (`⎿  Interrupted · …`, `■ Conversation interrupted`,
+    /// `ℹ Request cancelled.`).
     Interrupted,
-    /// An API error ended the turn (`API Error`, `Prompt is too long`, …).
+    /// An API error ended the turn (`API Error`, `Prompt is too long`, `✕ [API Error …]`).
     ApiError,
     /// A user-defined agent's screen rule, written on this line of its rules file.
     User(u32),

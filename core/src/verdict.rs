@@ -92,13 +92,16 @@ impl fmt::Display for State {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
-    /// The JSONL session transcript.
+    /// The agent's own log of its session: a transcript, a rollout, a chat
+    /// log, a database's rows (named `transcript` in JSON).
     Transcript,
-    /// A Claude Code hook event (`Stop`, `UserPromptSubmit`, …).
+    /// A hook event the agent ran `turnstile hook` for (`Stop`,
+    /// `AfterAgent`, `agentStop`, `session.idle`, …).
     Hook,
-    /// `~/.claude/sessions/<pid>.json` (busy / idle / waiting).
+    /// The agent's session status file, for kinds that keep one (busy /
+    /// idle / waiting: Claude Code's `sessions/<pid>.json`, Qwen Code's).
     Session,
-    /// The pane's visible screen.
+    /// The pane's visible screen and title.
     Screen,
 }
 
