@@ -269,8 +269,7 @@ impl Router {
     ) -> Vec<Action> {
         let rules: Vec<FlowRule> = self.rules.iter().filter(|r| r.from == title).cloned().collect();
         let same_answer = self.routed.get(&pane).map(String::as_str) == Some(answer.unwrap_or_default());
-        let routed_before =
-            turn.is_some_and(|t| self.routed_turns.get(&pane).is_some_and(|ts| ts.iter().any(|x| x == t)));
+        let routed_before = turn.is_some_and(|t| self.remembers(pane, t));
         if rules.is_empty() {
             return Vec::new();
         }
@@ -283,11 +282,7 @@ impl Router {
         }
         self.routed.insert(pane, answer.unwrap_or_default().to_owned());
         if let Some(turn) = turn {
-            let turns = self.routed_turns.entry(pane).or_default();
-            turns.push(turn.to_owned());
-            if turns.len() > ROUTED_TURNS_KEPT {
-                turns.remove(0);
-            }
+            self.remember_routed(pane, turn);
         }
         if self.paused {
             return vec![Action::Message(format!("flows paused: {title}'s answer not sent"))];
@@ -357,6 +352,26 @@ impl Router {
             Some(Last::Sent(pane, payload)) => Action::Deliver { pane, payload },
             Some(Last::Nothing(why)) => Action::Message(format!("nothing to resend: {why}")),
             None => Action::Message("nothing sent yet".into()),
+        }
+    }
+
+    /// True when turn `turn` of `pane` was acted on (routed, or said why not).
+    pub fn remembers(&self, pane: u32, turn: &str) -> bool {
+        self.routed_turns
+            .get(&pane)
+            .is_some_and(|ts| ts.iter().any(|t| t == turn))
+    }
+
+    /// Remembers that turn `turn` of `pane` was acted on (here, or by the
+    /// copy that led before this one): it is never routed again.
+    pub fn remember_routed(&mut self, pane: u32, turn: &str) {
+        let turns = self.routed_turns.entry(pane).or_default();
+        if turns.iter().any(|t| t == turn) {
+            return;
+        }
+        turns.push(turn.to_owned());
+        if turns.len() > ROUTED_TURNS_KEPT {
+            turns.remove(0);
         }
     }
 

@@ -19,6 +19,10 @@ pub const PIPE_VERDICT: &str = "verdict";
 pub const PIPE_PUSH: &str = "turnstile-push";
 /// Name of the pipe the leading copy of the bar hands rows to the others with.
 pub const PIPE_SYNC: &str = "turnstile-sync";
+/// The turn end the leader acted on (routed, or said why not), sent to
+/// every other copy: `{"pane":1,"turn":"<identity>"}`. A copy that takes
+/// the lead later never routes that turn again, whatever its log replays.
+pub const PIPE_ACTED: &str = "turnstile-acted";
 /// Name of the pipe a copy of the bar tells the leader which tabs are viewed with.
 pub const PIPE_VIEW: &str = "turnstile-view";
 /// Name of the pipe a copy of the bar in a viewed tab hands zellij's pane
@@ -209,6 +213,15 @@ pub struct SyncRows {
     /// copy that holds other rules asks for them again (a tag edited).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub rules: u64,
+}
+
+/// A [`PIPE_ACTED`] message: the turn of `pane` the leader acted on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Acted {
+    /// The source pane.
+    pub pane: u32,
+    /// The turn's identity (`Pane::turn_identity`).
+    pub turn: String,
 }
 
 fn is_zero(n: &u64) -> bool {

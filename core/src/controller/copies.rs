@@ -215,6 +215,35 @@ impl Controller {
         self.synced_seq = message.seq;
     }
 
+    /// The leader acted on a turn end (a follower's memory of it, for the
+    /// day it leads: see [`protocol::PIPE_ACTED`]).
+    pub(super) fn on_acted(&mut self, payload: &str) {
+        if let Ok(acted) = serde_json::from_str::<protocol::Acted>(payload) {
+            self.delivery.leader_acted_on(acted.pane, &acted.turn);
+        }
+    }
+
+    /// Tells every other copy, viewed or not, of the turn ends this leader
+    /// acted on since the last time.
+    pub(super) fn tell_acted(&mut self) {
+        let acted = self.delivery.take_acted();
+        if acted.is_empty() || !self.role.is_leader() {
+            return;
+        }
+        for (pane, turn) in acted {
+            let Ok(payload) = serde_json::to_string(&protocol::Acted { pane, turn }) else {
+                continue;
+            };
+            for follower in self.role.followers() {
+                self.out.push(Effect::SendToCopy {
+                    copy: follower.id,
+                    name: protocol::PIPE_ACTED,
+                    payload: payload.clone(),
+                });
+            }
+        }
+    }
+
     /// Hands the rows to the copies of the bar in tabs someone views; the
     /// others get them when their tab is viewed again.
     pub(super) fn broadcast(&mut self) {

@@ -169,6 +169,8 @@ pub struct Delivery {
     held: Vec<Held>,
     /// Confirmed dones waiting for their screen's answer.
     awaited: Vec<AwaitedAnswer>,
+    /// The turns the router acted on since the other copies were last told.
+    acted: Vec<(u32, String)>,
 }
 
 /// Whether pane `pane`'s agent may show a suggestion in its box now: its
@@ -213,6 +215,7 @@ impl Delivery {
             news: Vec::new(),
             held: Vec::new(),
             awaited: Vec::new(),
+            acted: Vec::new(),
         }
     }
 
@@ -266,10 +269,20 @@ impl Delivery {
         let answer = source.turn_answer().map(str::to_owned);
         let title = source.meta.title.clone();
         let turn = source.turn_identity();
-        self.router
+        let actions = self
+            .router
             .on_confirmed_done(pane, &title, turn.as_deref(), answer.as_deref(), |name| {
                 find_by_title(table, name)
-            })
+            });
+        if let Some(turn) = turn.filter(|t| self.router.remembers(pane, t)) {
+            self.acted.push((pane, turn));
+        }
+        actions
+    }
+
+    /// The turns acted on since the last call, for the other copies.
+    pub fn take_acted(&mut self) -> Vec<(u32, String)> {
+        std::mem::take(&mut self.acted)
     }
 
     fn await_answer(&mut self, pane: u32, now: Millis) {
@@ -665,6 +678,12 @@ impl Delivery {
         let title = target.meta.title.clone();
         let action = self.router.manual(answer, target_of(target), &title);
         self.perform(table, action, now, out, drafts).unwrap_or_default()
+    }
+
+    /// The leader showed turn `turn` of `pane` done: it acted on it (this
+    /// copy may lead later, and must not route it again).
+    pub fn leader_acted_on(&mut self, pane: u32, turn: &str) {
+        self.router.remember_routed(pane, turn);
     }
 
     /// Forgets a closed pane.

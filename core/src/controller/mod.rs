@@ -35,10 +35,10 @@ use crate::config::Config;
 use crate::inbox::{self, Log};
 use crate::panes::PaneTable;
 use crate::protocol::{self, HostReport, PaneReport, PaneSummary, SyncRows};
+use crate::protocol::{PIPE_ACTED, PIPE_PANES, PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW};
 use crate::protocol::{
     PIPE_ATTENTION, PIPE_INBOX, PIPE_INBOX_ACT, PIPE_INBOX_ENTRIES, PIPE_INBOX_HELLO, PIPE_INBOX_UPDATE,
 };
-use crate::protocol::{PIPE_PANES, PIPE_PUSH, PIPE_ROUTE, PIPE_STATE, PIPE_SYNC, PIPE_VERDICT, PIPE_VIEW};
 use crate::screen::InputBox;
 use crate::Millis;
 use delivery::Delivery;
@@ -317,6 +317,7 @@ impl Controller {
                 self.queued.push_back(event);
             }
         }
+        self.tell_acted();
         let news = std::mem::take(&mut self.news);
         if may_change_the_bar || news {
             self.redraw_if_changed(now);

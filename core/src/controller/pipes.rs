@@ -40,6 +40,7 @@ impl Controller {
             }
             PIPE_INBOX_ACT if leader => self.on_inbox_action(payload, now, screens),
             PIPE_INBOX_ENTRIES => self.on_inbox_entries(payload),
+            PIPE_ACTED if !leader => self.on_acted(payload),
             PIPE_PANES if leader => {
                 if let Ok(panes) = serde_json::from_str::<Vec<PaneEntry>>(payload) {
                     self.on_panes(panes, now);

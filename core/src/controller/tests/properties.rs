@@ -288,6 +288,7 @@ impl Session {
                     let acting = self.copies[i].role.is_leader() && !self.copies[i].baseline.contains(&1);
                     let effects = self.copies[i].handle(event, self.now, &mut self.screens);
                     self.check(i, step, &effects)?;
+                    self.hand_on_rows(i, step, &effects)?;
                     let acting = acting && self.copies[i].role.is_leader();
                     self.check_routed_or_said(i, acting)?;
                 }
@@ -296,6 +297,31 @@ impl Session {
         let alive = self.copies.iter().zip(&self.alive).filter(|(_, alive)| **alive);
         let leaders = alive.filter(|(c, _)| c.role.is_leader()).count();
         prop_assert!(leaders <= 1, "{leaders} leaders at once");
+        Ok(())
+    }
+
+    /// The rows and the turns acted on that copy `i` sends the others,
+    /// handed to each live one as zellij does (what they send back is not
+    /// handed on).
+    fn hand_on_rows(&mut self, i: usize, step: &Step, effects: &[Effect]) -> Result<(), TestCaseError> {
+        for effect in effects {
+            let Effect::SendToCopy { copy, name, payload } = effect else {
+                continue;
+            };
+            let Some(to) = COPIES
+                .iter()
+                .position(|c| c == copy)
+                .filter(|to| self.alive[*to] && *to != i)
+            else {
+                continue;
+            };
+            if ![PIPE_SYNC, PIPE_ACTED].contains(name) {
+                continue;
+            }
+            let event = pipe(name, PipeFrom::Plugin(COPIES[i]), payload);
+            let effects = self.copies[to].handle(event, self.now, &mut self.screens);
+            self.check(to, step, &effects)?;
+        }
         Ok(())
     }
 
