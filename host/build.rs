@@ -53,7 +53,10 @@ fn build_plugin(workspace: &Path, out: &Path) -> PathBuf {
     for watched in [
         "plugin/src",
         "plugin/Cargo.toml",
+        "shim/src",
+        "shim/Cargo.toml",
         "core/src",
+        "core/Cargo.toml",
         "Cargo.lock",
         "Cargo.toml",
     ] {

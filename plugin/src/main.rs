@@ -368,24 +368,7 @@ fn carry_out(effects: Vec<Effect>) -> bool {
 /// configuration, it launches the view, floating, unless one runs (no
 /// answer is awaited: nothing blocks).
 fn inbox_message(url: String, config: BTreeMap<String, String>) -> MessageToPlugin {
-    let place = FloatingPaneCoordinates::new(
-        Some("5%".into()),
-        Some("10%".into()),
-        Some("90%".into()),
-        Some("70%".into()),
-        None,
-        None,
-    );
-    let message = MessageToPlugin::new("inbox")
-        .with_plugin_url(url)
-        .with_plugin_config(config)
-        .new_plugin_instance_should_float(true)
-        .new_plugin_instance_should_have_pane_title("turnstile inbox")
-        .new_plugin_instance_should_be_focused();
-    match place {
-        Some(place) => message.with_floating_pane_coordinates(place),
-        None => message,
-    }
+    command::floating_plugin_message("inbox", url, config, "turnstile inbox")
 }
 
 fn event_type(subscription: Subscription) -> EventType {

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
-use zellij_tile::prelude::{EventType, MessageToPlugin, PaneId, PermissionType};
+use zellij_tile::prelude::{EventType, FloatingPaneCoordinates, MessageToPlugin, PaneId, PermissionType};
 use zellij_tile::shim::plugin_api::event::ProtobufEventType;
 use zellij_tile::shim::plugin_api::plugin_command::{
     CliPipeOutputPayload, CommandName, ContextItem, CopyToClipboardPayload, EnvVariable, GetPaneScrollbackPayload,
@@ -286,6 +286,35 @@ pub fn write_chars_to_pane(text: &str, pane: PaneId) {
     }
 }
 
+/// A message `name` to the plugin at `url` that launches it with `config`
+/// unless it runs: floating (5 % from the left, 10 % from the top, 90 % ×
+/// 70 % of the screen), focused, its pane titled `title`.
+pub fn floating_plugin_message(
+    name: &str,
+    url: String,
+    config: BTreeMap<String, String>,
+    title: &str,
+) -> MessageToPlugin {
+    let message = MessageToPlugin::new(name)
+        .with_plugin_url(url)
+        .with_plugin_config(config)
+        .new_plugin_instance_should_float(true)
+        .new_plugin_instance_should_have_pane_title(title)
+        .new_plugin_instance_should_be_focused();
+    let place = FloatingPaneCoordinates::new(
+        Some("5%".into()),
+        Some("10%".into()),
+        Some("90%".into()),
+        Some("70%".into()),
+        None,
+        None,
+    );
+    match place {
+        Some(place) => message.with_floating_pane_coordinates(place),
+        None => message,
+    }
+}
+
 /// Sends a pipe message to plugins (or launches the one it names).
 pub fn pipe_message_to_plugin(message: MessageToPlugin) {
     message_command(message).run();
@@ -377,7 +406,7 @@ pub fn get_pane_scrollback(pane: u32, whole: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zellij_tile::prelude::{FloatingPaneCoordinates, PluginCommand};
+    use zellij_tile::prelude::PluginCommand;
     use zellij_tile::shim::plugin_api::plugin_command::ProtobufPluginCommand;
 
     /// zellij-tile's encoding of `command`.
@@ -523,21 +552,12 @@ mod tests {
         };
         let broadcast = || MessageToPlugin::new("turnstile-log").with_payload("x");
         let launch = || {
-            let place = FloatingPaneCoordinates::new(
-                Some("5%".into()),
-                Some("10%".into()),
-                Some("90%".into()),
-                Some("70%".into()),
-                None,
-                None,
-            );
-            MessageToPlugin::new("inbox")
-                .with_plugin_url("file:/x/turnstile.wasm")
-                .with_plugin_config(map(&[("view", "inbox")]))
-                .new_plugin_instance_should_float(true)
-                .new_plugin_instance_should_have_pane_title("turnstile inbox")
-                .new_plugin_instance_should_be_focused()
-                .with_floating_pane_coordinates(place.unwrap())
+            floating_plugin_message(
+                "inbox",
+                "file:/x/turnstile.wasm".into(),
+                map(&[("view", "inbox")]),
+                "turnstile inbox",
+            )
         };
         for message in [to_copy as fn() -> MessageToPlugin, broadcast, launch] {
             let ours = message_command(message()).0;
