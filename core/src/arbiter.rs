@@ -258,13 +258,13 @@ impl PaneArbiter {
     }
 
     /// What a pending question of the log, or of the hook whose wait still
-    /// holds (`hook_wait`: not an old question's), asks ([`crate::agent::question`]).
+    /// holds (`hook_wait`: not an old question's), asks ([`crate::question`]).
     fn question<'a>(&'a self, hook_wait: Option<&'a Observation>) -> Option<&'a str> {
         [self.transcript.as_ref(), hook_wait]
             .into_iter()
             .flatten()
             .map(|o| &o.verdict)
-            .find(|v| v.state == State::Waiting && crate::agent::question::is_question(&v.reason))
+            .find(|v| v.state == State::Waiting && crate::question::is_question(&v.reason))
             .map(|v| v.reason.as_str())
     }
 

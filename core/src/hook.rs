@@ -137,7 +137,7 @@ impl HookEvent {
             ),
             "PermissionRequest" => {
                 let tool = self.tool_name.as_deref().unwrap_or_default();
-                match crate::agent::question::asks(tool, self.tool_input.as_ref()) {
+                match crate::question::asks(tool, self.tool_input.as_ref()) {
                     Some(asks) => (State::Waiting, format!("{asks} (PermissionRequest hook)")),
                     None => (State::Waiting, "PermissionRequest hook".to_owned()),
                 }

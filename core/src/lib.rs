@@ -41,6 +41,7 @@ pub mod mailbox;
 pub mod order;
 pub mod panes;
 pub mod protocol;
+pub mod question;
 pub mod screen;
 pub mod text;
 pub mod transcript;

@@ -167,7 +167,7 @@ pub fn note_of(kind: AgentKind, state: State, reason: &str) -> Option<&str> {
         let report = reason.find("reported ").map_or(reason, |at| &reason[at..]);
         return crate::agent::program::reported_message(report);
     }
-    if state != State::Waiting || !crate::agent::question::is_question(reason) {
+    if state != State::Waiting || !crate::question::is_question(reason) {
         return None;
     }
     let detail = reason.rfind(" (").filter(|_| reason.ends_with(')'));

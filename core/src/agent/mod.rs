@@ -14,7 +14,6 @@ pub mod model;
 pub mod naming;
 pub mod opencode;
 pub mod program;
-pub mod question;
 pub mod qwen;
 pub mod registry;
 #[cfg(test)]

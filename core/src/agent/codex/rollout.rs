@@ -70,7 +70,7 @@ fn event_of(line: &Line) -> Event {
         ("event_msg", "turn_aborted") => Event::Aborted(text("reason").unwrap_or_else(|| "interrupted".into())),
         ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
             let arguments = text("arguments").and_then(|a| serde_json::from_str::<Value>(&a).ok());
-            let asks = crate::agent::question::asks(&text("name").unwrap_or_default(), arguments.as_ref());
+            let asks = crate::question::asks(&text("name").unwrap_or_default(), arguments.as_ref());
             text("call_id").map_or(Event::Other, |id| Event::Call(id, asks))
         }
         ("response_item", "function_call_output" | "custom_tool_call_output") => {

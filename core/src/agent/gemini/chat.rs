@@ -95,7 +95,7 @@ fn unanswered_question(call: &Value) -> Option<String> {
         );
     let name = call.get("name").and_then(Value::as_str)?;
     (!finished)
-        .then(|| crate::agent::question::asks(name, call.get("args")))
+        .then(|| crate::question::asks(name, call.get("args")))
         .flatten()
 }
 

@@ -365,7 +365,7 @@ fn tool_uses(message: &Value) -> Vec<ToolUse> {
             ToolUse {
                 id: b.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
                 background_agent: background && AGENT_TOOLS.contains(&name),
-                asks: crate::agent::question::asks(name, b.get("input")),
+                asks: crate::question::asks(name, b.get("input")),
             }
         })
         .collect()
