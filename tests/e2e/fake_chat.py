@@ -38,6 +38,9 @@ SHELL_TOOLS = ("run_shell_command", "bash", "shell", "Bash")
 SIDE_MARKERS = ("[SUGGESTION MODE", "Managed memory has TWO directories", "Generate a title",
                 "generate a short title", "You are a title generator")
 
+# Parts of a user message that are the agent's context, not the person's words.
+CONTEXT_PARTS = ("<system-reminder>", "<environment_details>")
+
 SLEEP_SUFFIX = os.environ.get("FAKE_TOOL_SUFFIX", " # intentional-sleep: the test waits here")
 
 
@@ -68,10 +71,10 @@ def current_prompt(body):
         if message.get("role") != "user":
             continue
         # Agents put context beside the words: whole `<system-reminder>`
-        # parts (Qwen Code), tagged lines before them (Copilot CLI's
-        # `<current_datetime>`).
+        # parts (Qwen Code), `<environment_details>` parts (Kilo CLI),
+        # tagged lines before them (Copilot CLI's `<current_datetime>`).
         for text in reversed(texts_of(message.get("content"))):
-            if text.lstrip().startswith("<system-reminder>"):
+            if text.lstrip().startswith(CONTEXT_PARTS):
                 continue
             lines = [l.strip() for l in text.splitlines() if l.strip() and not l.lstrip().startswith("<")]
             # Aider puts its format reminder after the words: a line that
