@@ -148,12 +148,40 @@ pub trait AgentLog: Sync {
     fn positions_are_rows(&self) -> bool {
         false
     }
+    /// The database every session of this kind shares, when its logs are
+    /// rows of one (`None`: a file per log).
+    fn shared_database(&self) -> Option<&'static SharedDatabase> {
+        None
+    }
     /// A fresh incremental classifier of its log.
     fn log_classifier(&self) -> Box<dyn LogClassifier>;
     /// Classifies a log cold, reading a bounded tail (`count_lines`: name
     /// line numbers in reasons, which reads the whole file); the classifier
     /// goes on from the end of the last complete line.
     fn classify_log(&self, file: &mut dyn LogFile, count_lines: bool) -> io::Result<Box<dyn LogClassifier>>;
+}
+
+/// A SQLite database every session of a kind shares (an append-only
+/// `event` table, a `session` table). A session's log is named by a path
+/// that is no file: the database's path joined with the session id
+/// (`…/opencode.db/ses_…`); the host reads it through its log store.
+#[derive(Debug)]
+pub struct SharedDatabase {
+    /// The database's file name (`opencode.db`).
+    pub file_name: &'static str,
+}
+
+/// The first bytes of every SQLite database.
+pub const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
+
+impl SharedDatabase {
+    /// The session id a log path names (`…/<file_name>/<id>`), if it is one.
+    pub fn session_of_log<'a>(&self, log: &'a Path) -> Option<&'a str> {
+        let database = log.parent()?;
+        let id = log.file_name()?.to_str()?;
+        let plain = id.starts_with("ses_") && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        (database.file_name()? == self.file_name && plain).then_some(id)
+    }
 }
 
 /// What one agent's hooks mean and where they are installed: the third

@@ -20,7 +20,7 @@ macro_rules! implementation {
             AgentKind::Gemini => &gemini::GeminiCli as $as,
             AgentKind::Qwen => &qwen::QwenCode as $as,
             AgentKind::Copilot => &copilot::CopilotCli as $as,
-            AgentKind::OpenCode => &opencode::OpenCode as $as,
+            AgentKind::OpenCode => &opencode::OPENCODE as $as,
             AgentKind::Program => &program::Program as $as,
             AgentKind::User($user) => $user_impl as $as,
         }

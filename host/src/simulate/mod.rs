@@ -8,9 +8,9 @@
 mod claude;
 mod codex;
 mod copilot;
+mod eventdb;
 mod gemini;
 mod input;
-mod opencode;
 mod program;
 mod qwen;
 mod sim;
@@ -31,7 +31,7 @@ pub fn of(kind: AgentKind) -> &'static dyn Simulator {
         AgentKind::Gemini => &kinds::gemini::GeminiCli,
         AgentKind::Qwen => &kinds::qwen::QwenCode,
         AgentKind::Copilot => &kinds::copilot::CopilotCli,
-        AgentKind::OpenCode => &kinds::opencode::OpenCode,
+        AgentKind::OpenCode => &kinds::opencode::OPENCODE,
         AgentKind::Program | AgentKind::User(_) => &kinds::program::Program,
     }
 }

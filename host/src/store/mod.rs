@@ -1,22 +1,19 @@
 //! Logs kept in a database rather than in files of their own: the kinds
-//! whose sessions share one file (OpenCode's SQLite database) are read
-//! through a [`LogStore`]; every other kind's log is a file.
+//! whose sessions share one file (a [`SharedDatabase`]: OpenCode's SQLite
+//! database) are read through a [`LogStore`]; every other kind's log is a
+//! file.
 
-mod opencode;
+mod eventdb;
 
 use std::io;
 use std::path::{Path, PathBuf};
-use turnstile_core::agent::AgentKind;
-
-pub use opencode::OpenCodeStore;
+use turnstile_core::agent::{AgentKind, SharedDatabase};
 
 /// Where `kind` keeps its logs when they are not files of their own
 /// (`None`: files, read through the kind's classifier directly).
 pub fn of(kind: AgentKind) -> Option<&'static dyn LogStore> {
-    match kind {
-        AgentKind::OpenCode => Some(&OpenCodeStore),
-        _ => None,
-    }
+    let database: &'static SharedDatabase = kind.log().shared_database()?;
+    Some(database)
 }
 
 /// Logs kept inside a database rather than a file each (OpenCode's

@@ -1,8 +1,8 @@
-//! OpenCode's hooks: a plugin file (`<config>/plugins/turnstile.js`, or the
-//! project's `.opencode/plugins/turnstile.js`) loaded into the OpenCode
-//! process, so it runs with the pane's `ZELLIJ_PANE_ID`. It hands a few bus
-//! events to `turnstile hook --agent opencode --event <type>` (a detached
-//! process fed on stdin: the agent never waits for it):
+//! A family kind's hooks: a plugin file (`<config>/plugins/turnstile.js`,
+//! or the project's `.<folder>/plugins/turnstile.js`) loaded into the
+//! agent's process, so it runs with the pane's `ZELLIJ_PANE_ID`. It hands a
+//! few bus events to `turnstile hook --agent <name> --event <type>` (a
+//! detached process fed on stdin: the agent never waits for it):
 //!
 //! - `chat.message` (0.3–2.2 s after Enter): a turn runs (`session.status`
 //!   busy is not handed over: it also fires 1 ms after a turn's last
@@ -23,7 +23,7 @@
 //! names its parent), and the hook drops any whose session has a parent.
 
 use super::home::config_folder;
-use super::OpenCode;
+use super::{App, EventDbAgent};
 use crate::agent::AgentHooks;
 use crate::hook::HookEvent;
 use crate::transcript::TranscriptVerdict;
@@ -39,10 +39,12 @@ pub const EVENTS: &[&str] = &[
     "session.idle",
 ];
 
-/// The first line of turnstile's plugin: what uninstall looks for.
-pub const PLUGIN_MARK: &str = "// turnstile: hands OpenCode's events to `turnstile hook`";
+/// The first line of turnstile's plugin for `app`: what uninstall looks for.
+pub fn plugin_mark(app: &App) -> String {
+    format!("// turnstile: hands {}'s events to `turnstile hook`", app.title)
+}
 
-impl AgentHooks for OpenCode {
+impl AgentHooks for EventDbAgent {
     fn hook_events(&self, _recent: bool) -> Vec<&'static str> {
         EVENTS.to_vec()
     }
@@ -72,15 +74,15 @@ impl AgentHooks for OpenCode {
     }
     /// A plugin file, not entries in a settings file.
     fn plugin(&self, command: &str) -> Option<String> {
-        Some(plugin_source(command))
+        Some(plugin_source(self.0, command))
     }
     /// `<config>/plugins/turnstile.js`, or the project's
-    /// `.opencode/plugins/turnstile.js`.
+    /// `.<folder>/plugins/turnstile.js`.
     fn hooks_file(&self, var: &dyn Fn(&str) -> Option<String>, project: Option<&Path>) -> Result<PathBuf, String> {
         if let Some(dir) = project {
-            return Ok(dir.join(".opencode/plugins/turnstile.js"));
+            return Ok(dir.join(self.0.project_folder).join("plugins/turnstile.js"));
         }
-        let config = config_folder(var).ok_or("neither XDG_CONFIG_HOME nor HOME is set")?;
+        let config = config_folder(self.0, var).ok_or("neither XDG_CONFIG_HOME nor HOME is set")?;
         Ok(config.join("plugins").join("turnstile.js"))
     }
 }
@@ -100,14 +102,15 @@ fn turn_end(log: Option<&TranscriptVerdict>) -> (State, String) {
     }
 }
 
-/// The plugin's source, running `command` (`turnstile hook --agent opencode`,
-/// shell-quoted) for each event. It imports only node's own modules (a
-/// package import would make OpenCode run npm).
-pub fn plugin_source(command: &str) -> String {
+/// The plugin's source for `app`, running `command` (`turnstile hook
+/// --agent <name>`, shell-quoted) for each event. It imports only node's
+/// own modules (a package import would make the agent run npm).
+pub fn plugin_source(app: &App, command: &str) -> String {
     let events = serde_json::to_string(EVENTS).unwrap_or_default();
     let command = serde_json::to_string(command).unwrap_or_default();
+    let (mark, name) = (plugin_mark(app), app.name);
     format!(
-        r#"{PLUGIN_MARK} (installed by `turnstile install-hooks --agent opencode`).
+        r#"{mark} (installed by `turnstile install-hooks --agent {name}`).
 import {{ spawn }} from "node:child_process";
 
 const COMMAND = {command};
@@ -150,6 +153,9 @@ export const Turnstile = async ({{ directory }}) => ({{
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::eventdb::tests::TEST_APP;
+
+    const AGENT: EventDbAgent = EventDbAgent(&TEST_APP);
 
     fn event(name: &str, message: Option<&str>) -> HookEvent {
         let payload = serde_json::json!({"session_id": "ses_1", "message": message});
@@ -159,7 +165,7 @@ mod tests {
     #[test]
     fn each_event_and_the_turn_end_judged_by_the_rows() {
         let state =
-            |name: &str, message: Option<&str>| OpenCode.hook_verdict(&event(name, message), 1, None).map(|v| v.state);
+            |name: &str, message: Option<&str>| AGENT.hook_verdict(&event(name, message), 1, None).map(|v| v.state);
         assert_eq!(state("chat.message", None), Some(State::Working));
         assert_eq!(state("permission.asked", None), Some(State::Waiting));
         assert_eq!(
@@ -170,13 +176,13 @@ mod tests {
             state("session.error", Some("APIError: fake HTTP 400")),
             Some(State::Failed)
         );
-        let idle = OpenCode.hook_verdict(&event("session.idle", None), 1, None).unwrap();
+        let idle = AGENT.hook_verdict(&event("session.idle", None), 1, None).unwrap();
         assert_eq!((idle.state, idle.candidate), (State::Working, Some(State::Done)));
-        let mut rows = crate::agent::opencode::events::EventsClassifier::default();
+        let mut rows = crate::agent::eventdb::events::EventsClassifier::default();
         rows.feed(br#"{"aggregate_id":"ses_1","seq":0,"type":"message.updated.1","data":{"info":{"id":"m1","role":"user"}}}
 {"aggregate_id":"ses_1","seq":1,"type":"message.updated.1","data":{"info":{"id":"m2","role":"assistant","parentID":"m1","time":{"completed":5}}}}
 "#);
-        let idle = OpenCode
+        let idle = AGENT
             .hook_verdict(&event("session.idle", None), 1, Some(&rows.verdict()))
             .unwrap();
         assert_eq!(idle.state, State::Interrupted, "an Escape while a retry waited");
@@ -184,14 +190,14 @@ mod tests {
 
     #[test]
     fn the_plugin_names_its_command_and_imports_no_package() {
-        let source = plugin_source("'/opt/my tools/turnstile' hook --agent opencode");
-        assert!(source.starts_with(PLUGIN_MARK));
+        let source = plugin_source(&TEST_APP, "'/opt/my tools/turnstile' hook --agent evdb");
+        assert!(source.starts_with("// turnstile: hands EvDb's events to `turnstile hook` (installed by `turnstile install-hooks --agent evdb`)."));
         assert!(source.contains("event_at: Date.now()"), "each event carries its time");
         assert!(
             !source.contains("\"session.status\""),
             "busy fires 5 ms before idle: not handed over"
         );
-        assert!(source.contains(r#"const COMMAND = "'/opt/my tools/turnstile' hook --agent opencode";"#));
+        assert!(source.contains(r#"const COMMAND = "'/opt/my tools/turnstile' hook --agent evdb";"#));
         let imports: Vec<&str> = source.lines().filter(|l| l.starts_with("import")).collect();
         assert_eq!(imports, [r#"import { spawn } from "node:child_process";"#]);
     }

@@ -1,5 +1,5 @@
-//! A simulated OpenCode, for the demo and the tests: its rows in a SQLite
-//! database shaped like OpenCode's (`session` and the append-only `event`
+//! A simulated kind of the event-database family (OpenCode, Kilo CLI), for
+//! the demo and the tests: its rows in a SQLite database shaped like theirs (`session` and the append-only `event`
 //! table: a user message, a tool round finished `tool-calls`, the answer
 //! finished `stop`), its footer, approval dialog and message end lines.
 
@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use turnstile_core::agent::opencode::home::OpenCodeHome;
-use turnstile_core::agent::opencode::OpenCode;
+use turnstile_core::agent::eventdb::home::DataHome;
+use turnstile_core::agent::eventdb::EventDbAgent;
 
 /// The simulated database's tables (the columns turnstile reads).
 const SCHEMA: &str = "PRAGMA journal_mode=WAL;
@@ -58,10 +58,10 @@ fn session_of(log: &Path) -> String {
         .unwrap_or_default()
 }
 
-impl Simulator for OpenCode {
+impl Simulator for EventDbAgent {
     fn log_path(&self, home: &Path, _cwd: &Path, session_id: &str, _now: u64) -> PathBuf {
         let id: String = session_id.chars().filter(char::is_ascii_alphanumeric).collect();
-        OpenCodeHome::at(home).log(&format!("ses_{id}"))
+        DataHome::at(self.app(), home).log(&format!("ses_{id}"))
     }
 
     fn create_log(&self, log: &Path, cwd: &Path) -> io::Result<()> {
@@ -197,7 +197,7 @@ impl Simulator for OpenCode {
     }
 
     fn title(&self, name: &str, _busy: bool, _frame: usize) -> String {
-        format!("OC | {name}")
+        format!("{} | {name}", self.app().tag.to_uppercase())
     }
 
     fn spinner(&self, _stem: &str, i: usize, _secs: u64) -> String {

@@ -1,11 +1,12 @@
-//! OpenCode's screen: the fast guess for an OpenCode pane. Its title never
-//! shows the state (`OpenCode`, then `OC | <session title>`). The footer
+//! The family's screen: the fast guess for its panes. The title never
+//! shows the state (OpenCode's `OpenCode`, then `OC | <session title>`;
+//! Kilo's `Kilo`). The footer
 //! under the input box does: a bouncing bar of `■`/`⬝` with `esc interrupt`
 //! (`esc again to interrupt` after one Escape, `… [retrying in 2s attempt
 //! #2]` while an HTTP 500 is retried) while a turn runs, the working folder
 //! when it is over. The approval dialog (`△ Permission required`) takes the
 //! input box's place. Above the input box every assistant message ends with
-//! `▣  Build · <model>`: a finished turn adds its duration (`· 4.7s`, done),
+//! `▣  <mode> · <model>` (`Build`, `Code`): a finished turn adds its duration (`· 4.7s`, done),
 //! an Escape `· interrupted`; no suffix with a quiet footer is an API error
 //! (or an Escape while a retry waited). A prompt shown below the last `▣`
 //! is a turn starting.
@@ -13,7 +14,7 @@
 use crate::screen::{InputBox, Rule, ScreenVerdict};
 use crate::verdict::State;
 
-/// Classifies an OpenCode pane from its visible rows (the title tells nothing).
+/// Classifies a family pane from its visible rows (the title tells nothing).
 pub fn classify<'a, S: AsRef<str>>(rows: &'a [S], _title: &str) -> ScreenVerdict<'a> {
     let rows: Vec<(usize, &'a str)> = rows.iter().map(|r| r.as_ref().trim()).enumerate().collect();
     let bottom = rows.iter().rev().filter(|(_, r)| !r.is_empty()).take(30);
@@ -79,7 +80,7 @@ fn judge_end(i: usize, line: &str) -> ScreenVerdict<'_> {
     ScreenVerdict::decided(State::Failed, Rule::ApiError, row, false)
 }
 
-/// A duration as OpenCode prints it: `64ms`, `4.7s`, `1m 5s`, `2h 1m`.
+/// A duration as the family prints it: `64ms`, `4.7s`, `1m 5s`, `2h 1m`.
 fn is_duration(text: &str) -> bool {
     !text.is_empty()
         && text.split(' ').all(|word| {
@@ -90,8 +91,8 @@ fn is_duration(text: &str) -> bool {
 }
 
 /// What the input box holds: its rows between the padding above and the
-/// agent's row (`Build · <model>`) at its foot; `Ask anything…` is the
-/// placeholder (OpenCode puts no suggestion there).
+/// agent's row (`Build · <model>`) at its foot; `Ask anything…` (or
+/// `Ask anything...` with a suggested prompt after it) is the placeholder.
 pub fn input_box<S: AsRef<str>>(rows: &[S]) -> InputBox {
     let rows: Vec<(usize, &str)> = rows.iter().map(|r| r.as_ref().trim()).enumerate().collect();
     if rows.iter().any(|(_, r)| is_approval(r)) {
@@ -109,7 +110,7 @@ pub fn input_box<S: AsRef<str>>(rows: &[S]) -> InputBox {
         .collect();
     match text.as_slice() {
         [] => InputBox::Empty,
-        [only] if only.starts_with("Ask anything…") => InputBox::Empty,
+        [only] if only.starts_with("Ask anything…") || only.starts_with("Ask anything...") => InputBox::Empty,
         _ => InputBox::Draft(text.join("\n")),
     }
 }
@@ -167,5 +168,7 @@ mod tests {
         assert_eq!(input_box(&screen(draft)), InputBox::Draft("echo:hi".into()));
         let home = "  ┃\n  ┃  Ask anything… \"Fix a TODO\"\n  ┃\n  ┃  Build · Fake Model Fake\n  ╹▀▀▀▀";
         assert_eq!(input_box(&screen(home)), InputBox::Empty);
+        let suggested = "  ┃\n  ┃  Ask anything... \"Fix broken tests\"\n  ┃\n  ┃  Code  · Fake Model Fake\n  ╹▀▀▀▀";
+        assert_eq!(input_box(&screen(suggested)), InputBox::Empty, "Kilo's placeholder");
     }
 }

@@ -1,5 +1,6 @@
-//! The host's reader of OpenCode's database (native only: SQLite through
-//! rusqlite, never in the plugin). A session's log is its rows of the
+//! The host's reader of a database every session of a kind shares (the
+//! event-database family's: OpenCode's `opencode.db`, Kilo's `kilo.db`;
+//! native only: SQLite through rusqlite, never in the plugin). A session's log is its rows of the
 //! append-only `event` table in `seq` order, each rendered as one JSON line
 //! (`{"aggregate_id":…,"seq":…,"type":…,"data":<the row's JSON>}`), so the
 //! same classifier reads a live session and an exported fixture. Reads are
@@ -11,10 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use turnstile_core::agent::opencode::home::{self, DATABASE, SQLITE_HEADER};
-
-/// OpenCode's log store.
-pub struct OpenCodeStore;
+use turnstile_core::agent::{SharedDatabase, SQLITE_HEADER};
 
 /// Opens the database of `log` (`…/opencode.db/<session>`) read-only.
 fn open(database: &Path) -> io::Result<Connection> {
@@ -40,9 +38,11 @@ fn is_sqlite(file: &Path) -> io::Result<bool> {
 }
 
 /// The database and the session a log path names.
-fn parts(log: &Path) -> io::Result<(&Path, &str)> {
-    let session = home::session_of_log(log)
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not an OpenCode session log"))?;
+fn parts<'a>(store: &SharedDatabase, log: &'a Path) -> io::Result<(&'a Path, &'a str)> {
+    let session = store.session_of_log(log).ok_or_else(|| {
+        let why = format!("not a session of {}", store.file_name);
+        io::Error::new(io::ErrorKind::InvalidInput, why)
+    })?;
     Ok((log.parent().unwrap_or(log), session))
 }
 
@@ -65,13 +65,14 @@ fn render(out: &mut Vec<u8>, session: &str, seq: u64, kind: &str, data: &str) {
     );
 }
 
-impl LogStore for OpenCodeStore {
+/// The shared database's log store.
+impl LogStore for SharedDatabase {
     fn keeps(&self, log: &Path) -> bool {
-        home::session_of_log(log).is_some()
+        self.session_of_log(log).is_some()
     }
 
     fn read_from(&self, log: &Path, from: u64, max_rows: usize) -> io::Result<(Vec<u8>, u64)> {
-        let (database, session) = parts(log)?;
+        let (database, session) = parts(self, log)?;
         let db = open(database)?;
         let mut query = db
             .prepare("SELECT seq, type, data FROM event WHERE aggregate_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3")
@@ -96,7 +97,7 @@ impl LogStore for OpenCodeStore {
     }
 
     fn cold_start(&self, log: &Path, rows: u64) -> io::Result<u64> {
-        let (database, session) = parts(log)?;
+        let (database, session) = parts(self, log)?;
         let db = open(database)?;
         let last: Option<i64> = db
             .query_row("SELECT max(seq) FROM event WHERE aggregate_id = ?1", [session], |r| {
@@ -112,12 +113,15 @@ impl LogStore for OpenCodeStore {
             return false;
         };
         file == database
-            || (file.parent() == database.parent() && file.file_name().is_some_and(|n| n == "opencode.db-wal"))
+            || (file.parent() == database.parent()
+                && file
+                    .file_name()
+                    .is_some_and(|n| *n == *format!("{}-wal", self.file_name)))
     }
 
     /// A subagent's session (the `task` tool's) has a parent.
     fn is_subordinate(&self, log: &Path) -> bool {
-        let Ok((database, session)) = parts(log) else {
+        let Ok((database, session)) = parts(self, log) else {
             return false;
         };
         let Ok(db) = open(database) else {
@@ -141,7 +145,7 @@ impl LogStore for OpenCodeStore {
         })?;
         let log = id
             .map(|id| file.join(id))
-            .filter(|log| home::session_of_log(log).is_some());
+            .filter(|log| self.session_of_log(log).is_some());
         match log {
             Some(log) => Ok(Some(log)),
             None => Err(io::Error::new(io::ErrorKind::NotFound, "the database holds no session")),
@@ -149,7 +153,7 @@ impl LogStore for OpenCodeStore {
     }
 
     fn logs_of_project(&self, home: &Path, cwd: &Path) -> Vec<(PathBuf, u64)> {
-        let database = home.join(DATABASE);
+        let database = home.join(self.file_name);
         let Ok(db) = open(&database) else {
             return Vec::new();
         };
@@ -164,7 +168,7 @@ impl LogStore for OpenCodeStore {
         rows.map(|rows| {
             rows.flatten()
                 .map(|(id, updated)| (database.join(id), updated.max(0) as u64))
-                .filter(|(log, _)| home::session_of_log(log).is_some())
+                .filter(|(log, _)| self.session_of_log(log).is_some())
                 .collect()
         })
         .unwrap_or_default()
@@ -174,6 +178,9 @@ impl LogStore for OpenCodeStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const DATABASE: &str = "evdb.db";
+    static STORE: SharedDatabase = SharedDatabase { file_name: DATABASE };
 
     fn database(dir: &Path) -> PathBuf {
         let path = dir.join(DATABASE);
@@ -196,30 +203,30 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = database(dir.path());
         let root = db.join("ses_root");
-        let (rows, next) = OpenCodeStore.read_from(&root, 0, 10).unwrap();
+        let (rows, next) = STORE.read_from(&root, 0, 10).unwrap();
         let text = String::from_utf8(rows).unwrap();
         assert_eq!(text.lines().count(), 2, "a raw line break never splits a row: {text}");
         assert!(text.starts_with(r#"{"aggregate_id":"ses_root","seq":0,"type":"message.updated.1","data":{"info""#));
         assert_eq!(next, 2);
-        assert_eq!(OpenCodeStore.read_from(&root, next, 10).unwrap(), (Vec::new(), 2));
-        assert_eq!(OpenCodeStore.cold_start(&root, 1).unwrap(), 1);
-        let logs = OpenCodeStore.logs_of_project(dir.path(), Path::new("/p"));
+        assert_eq!(STORE.read_from(&root, next, 10).unwrap(), (Vec::new(), 2));
+        assert_eq!(STORE.cold_start(&root, 1).unwrap(), 1);
+        let logs = STORE.logs_of_project(dir.path(), Path::new("/p"));
         assert_eq!(logs, [(root.clone(), 5)]);
-        assert!(OpenCodeStore.is_subordinate(&db.join("ses_child")));
-        assert!(!OpenCodeStore.is_subordinate(&root));
-        assert!(OpenCodeStore.changed_by(&root, &dir.path().join("opencode.db-wal")));
-        assert!(!OpenCodeStore.changed_by(&root, &dir.path().join("other.db-wal")));
+        assert!(STORE.is_subordinate(&db.join("ses_child")));
+        assert!(!STORE.is_subordinate(&root));
+        assert!(STORE.changed_by(&root, &dir.path().join("evdb.db-wal")));
+        assert!(!STORE.changed_by(&root, &dir.path().join("other.db-wal")));
     }
 
     #[test]
     fn the_database_itself_names_its_newest_main_session() {
         let dir = tempfile::tempdir().unwrap();
         let db = database(dir.path());
-        assert_eq!(OpenCodeStore.newest_log(&db).unwrap(), Some(db.join("ses_root")));
+        assert_eq!(STORE.newest_log(&db).unwrap(), Some(db.join("ses_root")));
         let export = dir.path().join("export.jsonl");
         std::fs::write(&export, "{}\n").unwrap();
         assert_eq!(
-            OpenCodeStore.newest_log(&export).unwrap(),
+            STORE.newest_log(&export).unwrap(),
             None,
             "an exported copy is read as a file"
         );
@@ -229,7 +236,7 @@ mod tests {
             .unwrap()
             .execute_batch("CREATE TABLE session (id TEXT, parent_id TEXT, time_updated INTEGER);")
             .unwrap();
-        let why = OpenCodeStore.newest_log(&empty).unwrap_err();
+        let why = STORE.newest_log(&empty).unwrap_err();
         assert!(why.to_string().contains("no session"), "{why}");
     }
 
@@ -243,8 +250,8 @@ mod tests {
             .unwrap()
             .success());
         let started = std::time::Instant::now();
-        assert!(OpenCodeStore.read_from(&db.join("ses_x"), 0, 10).is_err());
-        assert!(OpenCodeStore.logs_of_project(dir.path(), Path::new("/p")).is_empty());
+        assert!(STORE.read_from(&db.join("ses_x"), 0, 10).is_err());
+        assert!(STORE.logs_of_project(dir.path(), Path::new("/p")).is_empty());
         assert!(started.elapsed() < Duration::from_secs(1));
     }
 }
