@@ -37,6 +37,7 @@ fn corpus() -> Vec<(PathBuf, AgentKind)> {
         .chain(recordings("qwen").into_iter().map(|d| (d, AgentKind::Qwen)))
         .chain(recordings("copilot").into_iter().map(|d| (d, AgentKind::Copilot)))
         .chain(recordings("opencode").into_iter().map(|d| (d, AgentKind::OpenCode)))
+        .chain(recordings("kilo").into_iter().map(|d| (d, AgentKind::Kilo)))
         .collect()
 }
 

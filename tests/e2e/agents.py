@@ -292,3 +292,50 @@ def prepare_opencode_home(home, api, hooks=False, config=None):
 def opencode_ready(screen):
     """OpenCode drew its input box."""
     return "Ask anything" in screen
+
+
+def kilo_command():
+    """argv that starts the pinned Kilo CLI (a Bun single-file binary, installed and cached on first use)."""
+    path = os.environ.get("TURNSTILE_KILO") or subprocess.check_output(
+        [os.path.join(ROOT, "scripts", "ensure-kilo")], text=True).strip()
+    return [path]
+
+
+KILO_OFFLINE = {"KILO_DISABLE_MODELS_FETCH": "1", "KILO_DISABLE_AUTOUPDATE": "1",
+                "KILO_DISABLE_LSP_DOWNLOAD": "1", "KILO_DISABLE_SESSION_INGEST": "1"}
+
+
+def kilo_env(home):
+    """The environment of an offline Kilo CLI whose every folder is under `home`."""
+    return {**opencode_env(home), **KILO_OFFLINE}
+
+
+def kilo_argv():
+    """A pane command: Kilo CLI against the fake Chat Completions API its
+    config names (`prepare_kilo_home`); its folders follow the pane's HOME
+    and XDG variables."""
+    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "-u", "CI", "TERM_PROGRAM="]
+    return env + [f"{k}={v}" for k, v in KILO_OFFLINE.items()] + kilo_command()
+
+
+def prepare_kilo_home(home, api, hooks=False, config=None):
+    """Kilo CLI's config (`kilo.json`, OpenCode's schema) for a sandbox HOME,
+    as `prepare_opencode_home` writes OpenCode's; turnstile's plugin if `hooks`."""
+    config = config or os.path.join(home, ".config")
+    folder = os.path.join(config, "kilo")
+    os.makedirs(folder, exist_ok=True)
+    provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": api.url, "apiKey": "x"},
+                "models": {"fake-model": {"name": "Fake Model", "tool_call": True}}}
+    settings = {"model": "fake/fake-model", "small_model": "fake/fake-model", "autoupdate": False,
+                "share": "disabled", "provider": {"fake": provider},
+                "permission": {"bash": {"*": "allow", "touch *": "ask"}}}
+    with open(os.path.join(folder, "kilo.json"), "w") as f:
+        json.dump(settings, f)
+    if hooks:
+        subprocess.run([turnstile_bin(), "install-hooks", "--agent", "kilo"],
+                       env={**os.environ, "HOME": home, "XDG_CONFIG_HOME": config}, check=True, capture_output=True)
+
+
+def kilo_ready(screen):
+    """Kilo CLI drew its input box."""
+    return "Ask anything" in screen

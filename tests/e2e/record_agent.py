@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Records a real Codex CLI, Gemini CLI, Qwen Code, Copilot CLI, OpenCode or Aider session as a fixture of
+"""Records a real Codex CLI, Gemini CLI, Qwen Code, Copilot CLI, OpenCode, Kilo CLI or Aider session as a fixture of
 `tests/fixtures/codex/` or `tests/fixtures/gemini/` (frames.json with screens
 and terminal titles, transcript.jsonl = the rollout or chat log, hooks.jsonl,
 truth.json), so a new release can be added in minutes:
@@ -20,8 +20,9 @@ import argparse, glob, json, os, re, subprocess, sys, tempfile, threading, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from agents import (codex_command, codex_ready, copilot_command, copilot_env, copilot_ready,  # noqa: E402
-                    gemini_command, gemini_ready, opencode_command, opencode_env, opencode_ready,
-                    prepare_copilot_home, prepare_opencode_home, qwen_command, qwen_env, qwen_ready, qwen_settings)
+                    gemini_command, gemini_ready, kilo_command, kilo_env, opencode_command, opencode_env,
+                    opencode_ready, prepare_copilot_home, prepare_kilo_home, prepare_opencode_home,
+                    qwen_command, qwen_env, qwen_ready, qwen_settings)
 from fake_chat import FakeChat  # noqa: E402
 from test_real_aider import aider_command, aider_ready  # noqa: E402
 from fake_gemini import FakeGemini  # noqa: E402
@@ -317,7 +318,10 @@ class OpenCode:
 
     def prepare(self, rec):
         prepare_opencode_home(rec.home, rec.api)
-        plugins = os.path.join(rec.home, ".config", "opencode", "plugins")
+        self.log_hooks(rec, os.path.join(rec.home, ".config", "opencode", "plugins"))
+
+    def log_hooks(self, rec, plugins):
+        """A plugin in `plugins` that logs the bus events wanted."""
         os.makedirs(plugins, exist_ok=True)
         wanted = json.dumps(list(self.hook_events))
         with open(os.path.join(plugins, "hooklog.js"), "w") as f:
@@ -340,6 +344,9 @@ class OpenCode:
 
     def database(self, rec):
         return os.path.join(rec.home, ".local", "share", "opencode", "opencode.db")
+
+    def executable(self):
+        return opencode_command()
 
     def transcript(self, rec):
         path = self.database(rec)
@@ -410,12 +417,31 @@ class OpenCode:
         return [tuple(t) for t in out]
 
     def version(self):
-        out = subprocess.run(opencode_command() + ["--version"], capture_output=True, text=True).stdout
+        out = subprocess.run(self.executable() + ["--version"], capture_output=True, text=True).stdout
         found = re.search(r"\d+\.\d+\.\d+", out)
         return found.group(0) if found else "unknown"
 
     def close(self, rec):
         pass
+
+
+class Kilo(OpenCode):
+    """Kilo CLI, an OpenCode fork: the same rows in its own `kilo.db`, the same
+    bus events through the same logging plugin, in its own folders."""
+    name, family = "kilo", "opencode"
+
+    def prepare(self, rec):
+        prepare_kilo_home(rec.home, rec.api)
+        self.log_hooks(rec, os.path.join(rec.home, ".config", "kilo", "plugins"))
+
+    def command(self, rec):
+        return kilo_command(), kilo_env(rec.home)
+
+    def database(self, rec):
+        return os.path.join(rec.home, ".local", "share", "kilo", "kilo.db")
+
+    def executable(self):
+        return kilo_command()
 
 
 class Aider:
@@ -475,7 +501,7 @@ class Aider:
 
 
 AGENTS = {"codex": Codex(), "gemini": Gemini(), "qwen": Qwen(), "copilot": Copilot(), "opencode": OpenCode(),
-          "aider": Aider()}
+          "kilo": Kilo(), "aider": Aider()}
 
 
 class Recorder:
@@ -577,6 +603,11 @@ class Recorder:
 
 
 # ------------------------------------------------------------------ scenarios
+def family(r):
+    """The agent whose scenario steps this one takes (a fork takes its origin's)."""
+    return getattr(r.agent, "family", r.agent.name)
+
+
 def approve(r):
     """Waits for the agent's approval dialog, then approves (Enter) after 2 s."""
     r.until_screen(r.agent.dialog)
@@ -586,48 +617,48 @@ def approve(r):
 
 def tool(r):
     r.prompt("tool:4")
-    if r.agent.name == "gemini":  # `sleep` is not on its safe list
+    if family(r) == "gemini":  # `sleep` is not on its safe list
         approve(r)
     r.until_answered("tool:4")
 
 
 def perm(r):
-    r.prompt("perm:" if r.agent.name in ("codex", "qwen", "copilot", "opencode") else "tool:3")
+    r.prompt("perm:" if family(r) in ("codex", "qwen", "copilot", "opencode") else "tool:3")
     approve(r)
-    r.until_answered("perm:" if r.agent.name in ("codex", "qwen", "copilot", "opencode") else "tool:3")
+    r.until_answered("perm:" if family(r) in ("codex", "qwen", "copilot", "opencode") else "tool:3")
 
 
 def escape(r):
     """Escape (Copilot CLI wants it twice: the first only says `esc again to interrupt`)."""
     r.key("Escape")
-    if r.agent.name in ("copilot", "opencode"):
+    if family(r) in ("copilot", "opencode"):
         time.sleep(0.3)
         r.key("Escape")
 
 
 def interrupt(r):
     r.prompt("tool:20")
-    if r.agent.name == "gemini":
+    if family(r) == "gemini":
         approve(r)
     time.sleep(3)
     escape(r)
     shown = {"codex": "Conversation interrupted", "copilot": "cancelled by user", "opencode": "· interrupted"}
-    r.until_screen(shown.get(r.agent.name, "Request cancelled"))
+    r.until_screen(shown.get(family(r), "Request cancelled"))
     time.sleep(1.5)
     r.prompt("echo:after the interrupt")
     r.until_answered("echo:after the interrupt")
 
 
 def fail(r):
-    failure = "fail:500" if r.agent.name == "codex" else "fail:400"
-    if r.agent.name == "aider":  # its rules have no retry: a 400 only
+    failure = "fail:500" if family(r) == "codex" else "fail:400"
+    if family(r) == "aider":  # its rules have no retry: a 400 only
         r.prompt(failure)
         wait_for("the failure", lambda: r.api.finished(failure), timeout=30)
         time.sleep(3)
         r.prompt("echo:after the failure")
         r.until_answered("echo:after the failure")
         return
-    if r.agent.name in ("qwen", "copilot", "opencode"):
+    if family(r) in ("qwen", "copilot", "opencode"):
         r.prompt(failure)
         wait_for("the failure", lambda: r.api.finished(failure), timeout=30)
         time.sleep(3)
@@ -635,7 +666,7 @@ def fail(r):
         time.sleep(6)
         escape(r)
         time.sleep(3)
-        if r.agent.name != "opencode":
+        if family(r) != "opencode":
             r.key("C-u")  # Escape puts the prompt back into the input box
         r.prompt("echo:after the failure")
         r.until_answered("echo:after the failure")

@@ -28,14 +28,19 @@ class RealOpenCode(AgentCase, unittest.TestCase):
         self.opencode.close()
         self.claude_api.close()
 
+    #: The agent under test: its pane command, its config, its readiness.
+    argv = staticmethod(opencode_argv)
+    prepare_agent_home = staticmethod(prepare_opencode_home)
+    agent_ready = staticmethod(opencode_ready)
+
     def zellij(self, panes, hooks=True, **kw):
         def prepare(z):
-            prepare_opencode_home(z.home, self.opencode, hooks, config=z.env["XDG_CONFIG_HOME"])
+            self.prepare_agent_home(z.home, self.opencode, hooks, config=z.env["XDG_CONFIG_HOME"])
             prepare_home(z.home, z.work, hooks)
         return Zellij(panes, before_start=prepare, **kw)
 
     def ready(self, z, title):
-        wait_for(f"{title} ready", lambda: opencode_ready(z.screen()), timeout=90)
+        wait_for(f"{title} ready", lambda: self.agent_ready(z.screen()), timeout=90)
         wait_for(f"{title} in the bar", lambda: segment(z, title), timeout=30)
 
     def finished(self, prompt):
@@ -48,7 +53,7 @@ class RealOpenCode(AgentCase, unittest.TestCase):
         self.press(z, title, ESCAPE)
 
     def test_a_tool_turn_is_never_done_at_its_preamble(self):
-        with self.zellij([("oc", opencode_argv())]) as z:
+        with self.zellij([("oc", self.argv())]) as z:
             self.ready(z, "oc")
             self.submit(z, "oc", "tool:4")
             samples = self.assert_never_done_until(z, "oc", "the final answer", self.finished("tool:4"))
@@ -58,7 +63,7 @@ class RealOpenCode(AgentCase, unittest.TestCase):
     def test_a_subagents_turn_end_is_never_the_panes_done(self):
         """The `task` tool runs a subagent in a session of its own: its end
         (its own `session.idle`, its final answer) comes before the turn's."""
-        with self.zellij([("oc", opencode_argv())]) as z:
+        with self.zellij([("oc", self.argv())]) as z:
             self.ready(z, "oc")
             self.submit(z, "oc", "task:4")
             samples = self.assert_never_done_until(z, "oc", "the turn's final answer", self.finished("task:4"),
@@ -68,7 +73,7 @@ class RealOpenCode(AgentCase, unittest.TestCase):
             wait_for("confirmed done", lambda: is_confirmed_done(segment(z, "oc")), timeout=20)
 
     def test_an_approval_is_waiting_then_done(self):
-        with self.zellij([("oc", opencode_argv())]) as z:
+        with self.zellij([("oc", self.argv())]) as z:
             self.ready(z, "oc")
             self.submit(z, "oc", "perm:")
             wait_for("waiting", lambda: "waiting" in segment(z, "oc"), timeout=30)
@@ -88,7 +93,7 @@ class RealOpenCode(AgentCase, unittest.TestCase):
 
     def test_a_slow_answer_is_working_until_it_ends(self):
         """OpenCode writes streamed text only at its end."""
-        with self.zellij([("oc", opencode_argv())]) as z:
+        with self.zellij([("oc", self.argv())]) as z:
             self.ready(z, "oc")
             self.submit(z, "oc", "slow:6")
             samples = self.assert_never_done_until(z, "oc", "the whole answer", self.finished("slow:6"))
@@ -96,7 +101,7 @@ class RealOpenCode(AgentCase, unittest.TestCase):
             wait_for("confirmed done", lambda: is_confirmed_done(segment(z, "oc")), timeout=20)
 
     def test_escape_during_a_tool_call_is_interrupted(self):
-        with self.zellij([("oc", opencode_argv())]) as z:
+        with self.zellij([("oc", self.argv())]) as z:
             self.ready(z, "oc")
             self.submit(z, "oc", "tool:15")
             wait_for("working", lambda: "working" in segment(z, "oc"), timeout=20)
@@ -105,7 +110,7 @@ class RealOpenCode(AgentCase, unittest.TestCase):
             wait_for("interrupted", lambda: "interrupted" in segment(z, "oc"), timeout=20)
 
     def test_http_400_is_failed(self):
-        with self.zellij([("oc", opencode_argv())]) as z:
+        with self.zellij([("oc", self.argv())]) as z:
             self.ready(z, "oc")
             self.submit(z, "oc", "fail:400")
             wait_for("failed", lambda: "failed" in segment(z, "oc"), timeout=30)
@@ -114,7 +119,7 @@ class RealOpenCode(AgentCase, unittest.TestCase):
         """OpenCode retries a 500 for ever; Escape while a retry waits ends
         the message with neither finish nor error, and `session.idle` fires
         without `session.error`: an interrupt, never a done."""
-        with self.zellij([("oc", opencode_argv())]) as z:
+        with self.zellij([("oc", self.argv())]) as z:
             self.ready(z, "oc")
             self.submit(z, "oc", "fail:500")
             wait_for("retried", lambda: self.opencode.prompt_count("fail:500") >= 2, timeout=30)
@@ -132,10 +137,10 @@ class RealOpenCode(AgentCase, unittest.TestCase):
         OpenCodes started at the same instant on a database never created
         may hang in OpenCode's own first migration (seen once in eight runs
         under load)."""
-        panes = [("o1", opencode_argv()), ("o2", SHELL)]
+        panes = [("o1", self.argv()), ("o2", SHELL)]
         with self.zellij(panes) as z:
-            wait_for("o1 ready", lambda: opencode_ready(z.screen()), timeout=90)
-            type_prompt(z, "o2", " ".join(shlex.quote(a) for a in opencode_argv()))
+            wait_for("o1 ready", lambda: self.agent_ready(z.screen()), timeout=90)
+            type_prompt(z, "o2", " ".join(shlex.quote(a) for a in self.argv()))
             wait_for("both ready", lambda: z.screen().count("Ask anything") >= 2, timeout=90)
             wait_for("both in the bar", lambda: segment(z, "o1") and segment(z, "o2"), timeout=30)
             self.submit(z, "o1", "tool:12")
@@ -146,7 +151,7 @@ class RealOpenCode(AgentCase, unittest.TestCase):
             wait_for("o1 confirmed done", lambda: is_confirmed_done(segment(z, "o1")), timeout=40)
 
     def test_a_flow_opencode_to_claude(self):
-        panes = [("oc", opencode_argv()), ("cc", claude_argv(self.claude_api))]
+        panes = [("oc", self.argv()), ("cc", claude_argv(self.claude_api))]
         with self.zellij(panes, plugin_config={"flows": "oc -> cc"}) as z:
             self.ready(z, "oc")
             wait_for("claude ready", lambda: claude_ready(z.screen()), timeout=60)
@@ -155,7 +160,7 @@ class RealOpenCode(AgentCase, unittest.TestCase):
                 "ping from opencode" in p for _, p in self.claude_api.prompts), timeout=40)
 
     def test_a_flow_claude_to_opencode(self):
-        panes = [("cc", claude_argv(self.claude_api)), ("oc", opencode_argv())]
+        panes = [("cc", claude_argv(self.claude_api)), ("oc", self.argv())]
         with self.zellij(panes, plugin_config={"flows": "cc -> oc"}) as z:
             self.ready(z, "oc")
             wait_for("claude ready", lambda: claude_ready(z.screen()), timeout=60)

@@ -1,5 +1,5 @@
 """Agents typed into a shell after the bar is up, as most people start them
-(issue 22): real Claude Code, Codex CLI, Gemini CLI, Qwen Code, Copilot CLI and OpenCode, each against its
+(issue 22): real Claude Code, Codex CLI, Gemini CLI, Qwen Code, Copilot CLI, OpenCode and Kilo CLI, each against its
 loopback fake API and without hooks, are found by the watcher, get a
 transcript-confirmed done, and route their answer to another pane."""
 import os, shlex, subprocess, sys, time, unittest
@@ -8,7 +8,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agents import claude_argv, codex_argv, codex_ready, gemini_argv, gemini_ready
 from agents import prepare_codex_home, prepare_gemini_home, prepare_home, prepare_qwen_home, qwen_argv, qwen_ready
 from agents import copilot_argv, copilot_ready, prepare_copilot_home
-from agents import opencode_argv, opencode_ready, prepare_opencode_home
+from agents import kilo_argv, kilo_ready, opencode_argv, opencode_ready, prepare_kilo_home, prepare_opencode_home
 from agent_case import AgentCase, claude_ready, segment
 from fake_api import FakeApi
 from fake_chat import FakeChat
@@ -44,6 +44,7 @@ class ShellStarted(AgentCase, unittest.TestCase):
             prepare_qwen_home(z.home, z.work, False)
             prepare_copilot_home(z.home, z.work)
             prepare_opencode_home(z.home, self.chat, config=z.env["XDG_CONFIG_HOME"])
+            prepare_kilo_home(z.home, self.chat, config=z.env["XDG_CONFIG_HOME"])
             self.addCleanup(subprocess.run, ["pkill", "-f", os.path.join(z.home, ".codex")], check=False)
         return Zellij(panes, before_start=prepare, **kw)
 
@@ -82,6 +83,9 @@ class ShellStarted(AgentCase, unittest.TestCase):
 
     def test_opencode_typed_into_a_shell(self):
         self.started_in_a_shell("oc", opencode_argv(), opencode_ready, self.chat)
+
+    def test_kilo_cli_typed_into_a_shell(self):
+        self.started_in_a_shell("kl", kilo_argv(), kilo_ready, self.chat)
 
 
 if __name__ == "__main__":

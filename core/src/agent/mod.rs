@@ -13,6 +13,7 @@ pub mod codex;
 pub mod copilot;
 pub mod eventdb;
 pub mod gemini;
+pub mod kilo;
 pub mod model;
 pub mod naming;
 pub mod opencode;

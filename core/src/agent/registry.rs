@@ -4,7 +4,7 @@
 //! here and its place in `ALL` (the tests below fail until it has them).
 
 use super::model::{Agent, AgentHooks, AgentLog, LogClassifier, Paste};
-use super::{claude, codex, copilot, gemini, opencode, program, qwen, user};
+use super::{claude, codex, copilot, gemini, kilo, opencode, program, qwen, user};
 use crate::screen::{InputBox, ScreenVerdict};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// The one list of each built-in kind's implementation (a unit struct in
@@ -21,6 +21,7 @@ macro_rules! implementation {
             AgentKind::Qwen => &qwen::QwenCode as $as,
             AgentKind::Copilot => &copilot::CopilotCli as $as,
             AgentKind::OpenCode => &opencode::OPENCODE as $as,
+            AgentKind::Kilo => &kilo::KILO as $as,
             AgentKind::Program => &program::Program as $as,
             AgentKind::User($user) => $user_impl as $as,
         }
@@ -44,6 +45,8 @@ pub enum AgentKind {
     Copilot,
     /// OpenCode.
     OpenCode,
+    /// Kilo CLI (an OpenCode fork).
+    Kilo,
     /// Any program that reports its own state (`turnstile report`).
     Program,
     /// An agent a rules file describes: its number in [`user`]'s registry.
@@ -69,12 +72,13 @@ impl<'de> Deserialize<'de> for AgentKind {
 
 impl AgentKind {
     /// Every built-in kind, the most specific recognition first (the default last).
-    pub const ALL: [AgentKind; 7] = [
+    pub const ALL: [AgentKind; 8] = [
         AgentKind::Codex,
         AgentKind::Gemini,
         AgentKind::Qwen,
         AgentKind::Copilot,
         AgentKind::OpenCode,
+        AgentKind::Kilo,
         AgentKind::Program,
         AgentKind::Claude,
     ];
@@ -233,6 +237,7 @@ mod tests {
             AgentKind::Copilot => 4,
             AgentKind::OpenCode => 5,
             AgentKind::Program => 6,
+            AgentKind::Kilo => 7,
             AgentKind::User(_) => usize::MAX,
         }
     }
@@ -260,11 +265,11 @@ mod tests {
     fn help_lists_every_agent_kind_from_all() {
         assert_eq!(
             AgentKind::names_for_help(true, false),
-            "claude (default), codex, gemini, qwen, copilot or opencode"
+            "claude (default), codex, gemini, qwen, copilot, opencode or kilo"
         );
         assert_eq!(
             AgentKind::names_for_help(false, true),
-            "claude, codex, gemini, qwen, copilot, opencode or a rules file's agent"
+            "claude, codex, gemini, qwen, copilot, opencode, kilo or a rules file's agent"
         );
     }
 }

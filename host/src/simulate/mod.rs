@@ -32,6 +32,7 @@ pub fn of(kind: AgentKind) -> &'static dyn Simulator {
         AgentKind::Qwen => &kinds::qwen::QwenCode,
         AgentKind::Copilot => &kinds::copilot::CopilotCli,
         AgentKind::OpenCode => &kinds::opencode::OPENCODE,
+        AgentKind::Kilo => &kinds::kilo::KILO,
         AgentKind::Program | AgentKind::User(_) => &kinds::program::Program,
     }
 }
