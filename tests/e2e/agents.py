@@ -266,26 +266,39 @@ def opencode_argv():
     """A pane command: OpenCode against the fake Chat Completions API its
     config names (`prepare_opencode_home`); its folders follow the pane's
     HOME and XDG variables."""
+    return offline_pane_argv(OPENCODE_OFFLINE, opencode_command())
+
+
+def offline_pane_argv(offline, command):
+    """A pane command: `command` with the `offline` variables, outside tmux and CI."""
     env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "-u", "CI", "TERM_PROGRAM="]
-    return env + [f"{k}={v}" for k, v in OPENCODE_OFFLINE.items()] + opencode_command()
+    return env + [f"{k}={v}" for k, v in offline.items()] + command
 
 
 def prepare_opencode_home(home, api, hooks=False, config=None):
     """OpenCode's config (in `config`, default `home/.config`) for a sandbox
     HOME: the fake provider, no updates or sharing, `touch` asks for
     approval (everything else allowed); turnstile's plugin if `hooks`."""
+    prepare_eventdb_home("opencode", "opencode.json", home, api, hooks, config,
+                         {"$schema": "https://opencode.ai/config.json"})
+
+
+def prepare_eventdb_home(agent, file, home, api, hooks, config, extra=None):
+    """The config file `file` of `agent` (OpenCode or a fork: one schema) in
+    `config/<agent>`: the fake provider, no updates or sharing, `touch` asks
+    for approval; turnstile's plugin (`install-hooks --agent <agent>`) if `hooks`."""
     config = config or os.path.join(home, ".config")
-    folder = os.path.join(config, "opencode")
+    folder = os.path.join(config, agent)
     os.makedirs(folder, exist_ok=True)
     provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": api.url, "apiKey": "x"},
                 "models": {"fake-model": {"name": "Fake Model", "tool_call": True}}}
-    settings = {"$schema": "https://opencode.ai/config.json", "model": "fake/fake-model",
+    settings = {**(extra or {}), "model": "fake/fake-model",
                 "small_model": "fake/fake-model", "autoupdate": False, "share": "disabled",
                 "provider": {"fake": provider}, "permission": {"bash": {"*": "allow", "touch *": "ask"}}}
-    with open(os.path.join(folder, "opencode.json"), "w") as f:
+    with open(os.path.join(folder, file), "w") as f:
         json.dump(settings, f)
     if hooks:
-        subprocess.run([turnstile_bin(), "install-hooks", "--agent", "opencode"],
+        subprocess.run([turnstile_bin(), "install-hooks", "--agent", agent],
                        env={**os.environ, "HOME": home, "XDG_CONFIG_HOME": config}, check=True, capture_output=True)
 
 
@@ -314,26 +327,13 @@ def kilo_argv():
     """A pane command: Kilo CLI against the fake Chat Completions API its
     config names (`prepare_kilo_home`); its folders follow the pane's HOME
     and XDG variables."""
-    env = ["env", "-u", "TMUX", "-u", "TMUX_PANE", "-u", "CI", "TERM_PROGRAM="]
-    return env + [f"{k}={v}" for k, v in KILO_OFFLINE.items()] + kilo_command()
+    return offline_pane_argv(KILO_OFFLINE, kilo_command())
 
 
 def prepare_kilo_home(home, api, hooks=False, config=None):
     """Kilo CLI's config (`kilo.json`, OpenCode's schema) for a sandbox HOME,
     as `prepare_opencode_home` writes OpenCode's; turnstile's plugin if `hooks`."""
-    config = config or os.path.join(home, ".config")
-    folder = os.path.join(config, "kilo")
-    os.makedirs(folder, exist_ok=True)
-    provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "options": {"baseURL": api.url, "apiKey": "x"},
-                "models": {"fake-model": {"name": "Fake Model", "tool_call": True}}}
-    settings = {"model": "fake/fake-model", "small_model": "fake/fake-model", "autoupdate": False,
-                "share": "disabled", "provider": {"fake": provider},
-                "permission": {"bash": {"*": "allow", "touch *": "ask"}}}
-    with open(os.path.join(folder, "kilo.json"), "w") as f:
-        json.dump(settings, f)
-    if hooks:
-        subprocess.run([turnstile_bin(), "install-hooks", "--agent", "kilo"],
-                       env={**os.environ, "HOME": home, "XDG_CONFIG_HOME": config}, check=True, capture_output=True)
+    prepare_eventdb_home("kilo", "kilo.json", home, api, hooks, config)
 
 
 def kilo_ready(screen):
