@@ -223,6 +223,24 @@ fn no_screen_frame_says_done_before_the_turn_finished() {
     );
 }
 
+/// When the agent took a turn's prompt: the later of its typing and the
+/// first frame whose log holds the whole prompt. A busy agent (Kilo CLI
+/// under load) keeps its home screen up for a second after Enter; no screen
+/// can show work the agent has not begun.
+fn prompt_taken_t(turn: &Value, frames: &Value) -> f64 {
+    let typed = turn["prompt_t"].as_f64().unwrap_or(0.0);
+    let Some(end) = turn["prompt_end"].as_u64() else {
+        return typed;
+    };
+    frames["frames"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["t"].as_f64().unwrap_or(0.0) >= typed && f["transcript_bytes"].as_u64().is_some_and(|b| b >= end))
+        .and_then(|f| f["t"].as_f64())
+        .map_or(typed, |seen| seen.max(typed))
+}
+
 #[test]
 fn screen_shows_working_or_waiting_while_every_turn_runs() {
     for (dir, kind) in corpus() {
@@ -237,7 +255,7 @@ fn screen_shows_working_or_waiting_while_every_turn_runs() {
             let t = frame["t"].as_f64().expect("t");
             let running = turns.iter().any(|turn| {
                 let (p, over) = (
-                    turn["prompt_t"].as_f64().unwrap_or(0.0),
+                    prompt_taken_t(turn, &frames),
                     turn["screen_over_t"].as_f64().unwrap_or(0.0),
                 );
                 t > p + 0.5 && t < over - 0.5
