@@ -2,8 +2,10 @@
 //!
 //! Pure decisions; the plugin performs them. A [`Router`] holds the flows
 //! (`planner -> coder`), fires only on a *confirmed* done, exactly once per
-//! turn, queues a payload while the target works, and stops two agents that
-//! route to each other after `max_hops`. [`build_payload`] makes the text safe
+//! turn, says a payload must wait while the target works, and stops two
+//! agents that route to each other after `max_hops`. It remembers sources
+//! (turns routed, hop counts of turns); the deliveries themselves, from the
+//! decision to the turn they start, live in `controller::delivery`. [`build_payload`] makes the text safe
 //! to paste: no escapes or control characters, never a leading `/` (a slash
 //! command in the target), and a size cap with an explicit marker.
 
@@ -158,6 +160,17 @@ pub enum Action {
         pane: u32,
         /// Sanitized text.
         payload: String,
+        /// Flow hops of the turn it starts (1: from a person's turn).
+        hops: u32,
+    },
+    /// Keep `payload` for `pane` until it stops working, then deliver it.
+    Queue {
+        /// Target pane (it works or waits now).
+        pane: u32,
+        /// Sanitized text.
+        payload: String,
+        /// Flow hops of the turn it starts.
+        hops: u32,
     },
     /// Tell the user (routing feedback in the bar).
     Message(String),
@@ -169,10 +182,6 @@ pub struct Router {
     rules: Vec<FlowRule>,
     settings: FlowSettings,
     paused: bool,
-    /// Payloads waiting for a busy target, oldest first, with their hop count.
-    queue: BTreeMap<u32, Vec<(String, u32)>>,
-    /// Hop count of the delivery that will start the target's next turn.
-    pending_hops: BTreeMap<u32, u32>,
     /// Hop count of each pane's current turn (0: started by a person).
     turn_hops: BTreeMap<u32, u32>,
     /// The answer each pane last routed in its current turn: a hook and the
@@ -230,18 +239,9 @@ impl Router {
         self.paused
     }
 
-    /// Payloads waiting, per target pane.
-    pub fn queued(&self) -> impl Iterator<Item = (u32, usize)> + '_ {
-        self.queue
-            .iter()
-            .filter(|(_, q)| !q.is_empty())
-            .map(|(p, q)| (*p, q.len()))
-    }
-
-    /// A turn started in `pane`, as any source saw it: by our delivery
-    /// (its hop count) or by a person (0).
-    pub fn on_turn_started(&mut self, pane: u32) {
-        let hops = self.pending_hops.remove(&pane).unwrap_or(0);
+    /// A turn started in `pane`, as any source saw it: by a delivery of
+    /// `hops` hops, or by a person (0).
+    pub fn on_turn_started(&mut self, pane: u32, hops: u32) {
         self.turn_hops.insert(pane, hops);
     }
 
@@ -310,46 +310,31 @@ impl Router {
                     "flow {} → {}: {} is no agent pane (answers go only to panes that take prompts)",
                     rule.from, rule.to, rule.to
                 )),
-                Lookup::Found(target) => self.send(target, payload.clone(), hops, &rule.to),
+                Lookup::Found(target) => self.send(target, payload.clone(), hops),
             })
             .collect()
     }
 
-    fn send(&mut self, target: Target, payload: String, hops: u32, name: &str) -> Action {
-        if target.busy {
-            self.last = Some(Last::Sent(target.pane, payload.clone()));
-            self.queue.entry(target.pane).or_default().push((payload, hops));
-            return Action::Message(format!("queued for {name} (busy)"));
-        }
-        self.pending_hops.insert(target.pane, hops);
+    fn send(&mut self, target: Target, payload: String, hops: u32) -> Action {
         self.last = Some(Last::Sent(target.pane, payload.clone()));
-        Action::Deliver {
-            pane: target.pane,
-            payload,
+        let pane = target.pane;
+        match target.busy {
+            true => Action::Queue { pane, payload, hops },
+            false => Action::Deliver { pane, payload, hops },
         }
-    }
-
-    /// `pane` stopped working: deliver the oldest payload waiting for it.
-    pub fn on_idle(&mut self, pane: u32) -> Option<Action> {
-        let queue = self.queue.get_mut(&pane)?;
-        if queue.is_empty() {
-            return None;
-        }
-        let (payload, hops) = queue.remove(0);
-        self.pending_hops.insert(pane, hops);
-        Some(Action::Deliver { pane, payload })
     }
 
     /// A person asked to send `answer` to `target` (keybinding): one hop.
-    pub fn manual(&mut self, answer: &str, target: Target, name: &str) -> Action {
+    pub fn manual(&mut self, answer: &str, target: Target) -> Action {
         let payload = build_payload(answer, &self.settings);
-        self.send(target, payload, 1, name)
+        self.send(target, payload, 1)
     }
 
-    /// The last routed turn's answer again, or why there is none to send.
+    /// The last routed turn's answer again (a person asked: one hop), or
+    /// why there is none to send.
     pub fn resend(&mut self) -> Action {
         match self.last.clone() {
-            Some(Last::Sent(pane, payload)) => Action::Deliver { pane, payload },
+            Some(Last::Sent(pane, payload)) => Action::Deliver { pane, payload, hops: 1 },
             Some(Last::Nothing(why)) => Action::Message(format!("nothing to resend: {why}")),
             None => Action::Message("nothing sent yet".into()),
         }
@@ -377,8 +362,6 @@ impl Router {
 
     /// Forgets a closed pane.
     pub fn forget(&mut self, pane: u32) {
-        self.queue.remove(&pane);
-        self.pending_hops.remove(&pane);
         self.turn_hops.remove(&pane);
         self.routed.remove(&pane);
         self.routed_turns.remove(&pane);
@@ -510,7 +493,8 @@ mod tests {
             a,
             vec![Action::Deliver {
                 pane: 2,
-                payload: "the plan".into()
+                payload: "the plan".into(),
+                hops: 1
             }]
         );
         assert_eq!(
@@ -518,7 +502,7 @@ mod tests {
             [not_again("planner")],
             "same turn, second source"
         );
-        r.on_turn_started(1);
+        r.on_turn_started(1, 0);
         assert_eq!(
             r.on_confirmed_done(1, "planner", None, Some("the plan"), idle(2)),
             [not_again("planner")],
@@ -576,21 +560,19 @@ mod tests {
     }
 
     #[test]
-    fn busy_target_gets_it_when_it_is_done() {
+    fn a_busy_target_is_given_the_answer_to_keep() {
         let mut r = router("planner -> coder");
         let a = r.on_confirmed_done(1, "planner", None, Some("plan"), |_| {
             Lookup::Found(Target { pane: 2, busy: true })
         });
-        assert!(matches!(&a[0], Action::Message(m) if m.contains("queued")));
-        assert_eq!(r.queued().collect::<Vec<_>>(), vec![(2, 1)]);
         assert_eq!(
-            r.on_idle(2),
-            Some(Action::Deliver {
+            a,
+            [Action::Queue {
                 pane: 2,
-                payload: "plan".into()
-            })
+                payload: "plan".into(),
+                hops: 1
+            }]
         );
-        assert_eq!(r.on_idle(2), None);
     }
 
     #[test]
@@ -608,17 +590,17 @@ mod tests {
                 busy: false,
             })
         };
-        r.on_turn_started(1); // a person starts a
+        r.on_turn_started(1, 0); // a person starts a
         assert!(matches!(
             r.on_confirmed_done(1, "a", None, Some("x"), panes)[0],
-            Action::Deliver { pane: 2, .. }
+            Action::Deliver { pane: 2, hops: 1, .. }
         ));
-        r.on_turn_started(2);
+        r.on_turn_started(2, 1);
         assert!(matches!(
             r.on_confirmed_done(2, "b", None, Some("y"), panes)[0],
-            Action::Deliver { pane: 1, .. }
+            Action::Deliver { pane: 1, hops: 2, .. }
         ));
-        r.on_turn_started(1);
+        r.on_turn_started(1, 2);
         let a = r.on_confirmed_done(1, "a", None, Some("z"), panes);
         assert!(matches!(&a[0], Action::Message(m) if m.contains("hop limit")), "{a:?}");
     }
@@ -633,12 +615,13 @@ mod tests {
         ));
         r.set_paused(false);
         assert_eq!(r.resend(), Action::Message("nothing sent yet".into()));
-        r.manual("by hand", Target { pane: 4, busy: false }, "coder");
+        r.manual("by hand", Target { pane: 4, busy: false });
         assert_eq!(
             r.resend(),
             Action::Deliver {
                 pane: 4,
-                payload: "by hand".into()
+                payload: "by hand".into(),
+                hops: 1
             }
         );
         r.on_confirmed_done(1, "planner", Some("hook:Stop@9"), None, idle(2));

@@ -1,6 +1,8 @@
 //! Delivery of routed answers: edges go to [`crate::flow::Router`], its
-//! decisions become pane writes. A delivery is one bracketed-paste write,
-//! then Enter as a separate write `ENTER_DELAY_MS` later (TUIs swallow an
+//! decisions become deliveries (each an `Outgoing`, one value from the
+//! decision to the turn it starts), and those become pane writes. A
+//! delivery to a busy target is queued until it stops working. A delivery
+//! is one bracketed-paste write, then Enter as a separate write `ENTER_DELAY_MS` later (TUIs swallow an
 //! Enter that comes with the paste).
 //!
 //! A delivery is confirmed, not assumed: it counts as delivered when the
@@ -26,6 +28,7 @@
 //! that pane's screen every `SCREEN_ANSWER_RECHECK_MS` until an answer shows
 //! or `SCREEN_ANSWER_WAIT_MS` pass; the done is routed then.
 
+use super::outgoing::{Outgoing, Pasting, Stage};
 use super::Effect;
 use crate::agent::Paste;
 use crate::arbiter::Edge;
@@ -42,8 +45,6 @@ pub const ENTER_DELAY_MS: Millis = 200;
 pub const RETRY_ENTER_MS: Millis = 2_000;
 /// Enters pressed for one paste at most.
 pub const MAX_ENTERS: u32 = 3;
-/// Pastes of one delivery at most (the first, and again when it was lost).
-pub const MAX_PASTES: u32 = 3;
 
 /// How often a held answer looks at its target's input box again.
 pub const HOLD_RECHECK_MS: Millis = 500;
@@ -67,106 +68,19 @@ struct AwaitedAnswer {
 /// What a target pane's input box holds now, read from its screen.
 pub type Drafts<'a> = dyn FnMut(u32) -> InputBox + 'a;
 
-/// An answer waiting for its target's input box to be empty.
-#[derive(Debug, Clone)]
-struct Held {
-    pane: u32,
-    payload: String,
-    name: String,
-    due: Millis,
-}
-
 /// How the bar's message about a delivery given up begins.
 pub const UNCONFIRMED: &str = "not confirmed:";
 
-/// A pasted answer whose target has not started its turn yet.
-#[derive(Debug, Clone)]
-struct Submission {
-    /// The target pane.
-    pane: u32,
-    /// When the next Enter (or, after the last, the verdict) is due.
-    due: Millis,
-    /// Enters pressed since the last paste.
-    presses: u32,
-    /// Pastes so far.
-    pastes: u32,
-    /// What was pasted, to paste again when it was lost.
-    payload: String,
-    /// The target's name, for the bar.
-    name: String,
-    /// The target may show a suggestion in its empty box at any moment
-    /// ([`crate::agent::AgentKind::suggests_in_its_box`], once it ended a turn).
-    suggests: bool,
-    /// The target is a rules file's agent: its box is only what its `input`
-    /// rule reads (an empty prompt may be a question's), so a retried Enter
-    /// goes only onto the paste standing there, and nothing is pasted twice.
-    strict: bool,
-    /// How the target takes the answer.
-    paste: Paste,
-}
-
-impl Submission {
-    /// Whether a retried Enter can only submit the paste: onto a draft (the
-    /// paste standing there), onto a certainly empty box of an agent that
-    /// cannot be suggesting now, or onto unsure text that is the paste's
-    /// beginning.
-    fn enter_is_safe(&self, input: &InputBox) -> bool {
-        match input {
-            InputBox::Draft(text) if self.strict => shows_the_paste(text, &self.payload),
-            InputBox::Draft(_) => true,
-            InputBox::Empty => !self.suggests && !self.strict,
-            InputBox::Unsure(text) => shows_the_paste(text, &self.payload),
-            InputBox::Unknown => false,
-        }
-    }
-
-    /// Whether the paste may be repeated: the box is certainly empty and
-    /// no suggestion can appear there before the paste lands.
-    fn may_paste_again(&self, input: &InputBox) -> bool {
-        self.pastes < MAX_PASTES && !self.suggests && !self.strict && *input == InputBox::Empty
-    }
-
-    /// The writes that type the payload into the target, as it takes one.
-    fn writes(&self) -> Effect {
-        typing(self.pane, &self.payload, self.paste)
-    }
-}
-
-/// The write that types `payload` into `pane` as its agent takes a paste:
-/// a bracketed paste, or one line for an agent that reads lines.
-fn typing(pane: u32, payload: &str, paste: Paste) -> Effect {
-    match paste {
-        Paste::Bracketed => Effect::PasteToPane {
-            pane,
-            text: payload.to_owned(),
-        },
-        Paste::Line => Effect::WriteToPane {
-            pane,
-            text: one_line(payload),
-        },
-    }
-}
-
-/// True when `text`, one row of a box, is the start of `payload` as pasted
-/// (cut at the pane's edge, or the whole first line).
-fn shows_the_paste(text: &str, payload: &str) -> bool {
-    let first = payload.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    let text = text.trim();
-    !text.is_empty() && (first.starts_with(text) || text.starts_with(first) && !first.is_empty())
-}
-
-/// The router plus the deliveries not yet confirmed. (Plain vectors: a
-/// handful of entries, and every map type costs the plugin ~10 KB.)
+/// The router plus every delivery on its way. (Plain vectors: a handful
+/// of entries, and every map type costs the plugin ~10 KB.)
 #[derive(Debug, Default)]
 pub struct Delivery {
     router: Router,
-    /// At most one per target pane.
-    unconfirmed: Vec<Submission>,
+    /// Oldest first; at most one pasted or delivered per target pane.
+    outgoing: Vec<Outgoing>,
     /// What each pane's sources last said (a key of its verdicts): a report
     /// that says something else is news (polling repeats the same reports).
     news: Vec<(u32, u64)>,
-    /// Oldest first.
-    held: Vec<Held>,
     /// Confirmed dones waiting for their screen's answer.
     awaited: Vec<AwaitedAnswer>,
     /// The turns the router acted on since the other copies were last told.
@@ -211,9 +125,8 @@ impl Delivery {
     pub fn new(config: &Config) -> Delivery {
         Delivery {
             router: Router::new(config.flows.clone(), config.flow.clone()),
-            unconfirmed: Vec::new(),
+            outgoing: Vec::new(),
             news: Vec::new(),
-            held: Vec::new(),
             awaited: Vec::new(),
             acted: Vec::new(),
         }
@@ -235,9 +148,9 @@ impl Delivery {
             self.sign_of_life(pane);
         }
         if edge.to == State::Working && edge.from != State::Working {
-            self.turn_started(pane);
+            let hops = self.take_turn_hops(pane);
             actions.extend(self.end_the_wait(table, pane));
-            self.router.on_turn_started(pane);
+            self.router.on_turn_started(pane, hops);
         }
         if edge.to == State::Working && edge.now.source.is_some_and(Source::is_authoritative) {
             self.router.on_new_turn_evidence(pane);
@@ -250,9 +163,10 @@ impl Delivery {
             }
         }
         if edge.to.is_turn_end() || edge.to == State::Idle {
-            actions.extend(self.router.on_idle(pane));
+            actions.extend(self.unqueue(pane));
         }
         let Some((out, drafts)) = acting else {
+            actions.into_iter().for_each(|a| self.keep_the_leaders(table, a));
             return Vec::new();
         };
         actions
@@ -350,59 +264,86 @@ impl Delivery {
         out: &mut Vec<Effect>,
         drafts: &mut Drafts<'_>,
     ) -> Option<String> {
-        match action {
-            Action::Message(text) => Some(text),
-            Action::Deliver { pane, payload } => {
-                let name = table
-                    .get(pane)
-                    .map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
-                if let InputBox::Draft(draft) = drafts(pane) {
-                    let chars = payload.chars().count();
-                    let due = now + HOLD_RECHECK_MS;
-                    self.held.push(Held {
-                        pane,
-                        payload,
-                        name: name.clone(),
-                        due,
-                    });
-                    return Some(format!("holding {chars} chars for {name}: {}", held_reason(&draft)));
-                }
-                Some(self.paste(table, pane, &payload, name, now, out))
-            }
+        let mut outgoing = match action {
+            Action::Message(text) => return Some(text),
+            deliver => outgoing_of(table, deliver)?,
+        };
+        if outgoing.is_queued() {
+            let said = format!("queued for {} (busy)", outgoing.name);
+            self.outgoing.push(outgoing);
+            return Some(said);
         }
+        if let InputBox::Draft(draft) = drafts(outgoing.pane) {
+            let chars = outgoing.payload.chars().count();
+            let said = format!("holding {chars} chars for {}: {}", outgoing.name, held_reason(&draft));
+            outgoing.stage = Stage::Held {
+                due: now + HOLD_RECHECK_MS,
+            };
+            self.outgoing.push(outgoing);
+            return Some(said);
+        }
+        Some(self.paste(table, outgoing, now, out))
     }
 
-    /// Pastes `payload` into `pane` (named `name`) and arms its first Enter;
-    /// whether the target may be suggesting is judged now, at the paste.
-    fn paste(
-        &mut self,
-        table: &PaneTable,
-        pane: u32,
-        payload: &str,
-        name: String,
-        now: Millis,
-        out: &mut Vec<Effect>,
-    ) -> String {
+    /// A copy that does not lead keeps the leader's deliveries in mind
+    /// without writing: a queued one (to paste should it take the lead),
+    /// a pasted one as delivered (its hops count for the turn it starts).
+    fn keep_the_leaders(&mut self, table: &PaneTable, action: Action) {
+        let Some(mut outgoing) = outgoing_of(table, action) else {
+            return;
+        };
+        if !outgoing.is_queued() {
+            outgoing.stage = Stage::Delivered;
+            self.outgoing
+                .retain(|o| o.pane != outgoing.pane || !o.is_in_the_target());
+        }
+        self.outgoing.push(outgoing);
+    }
+
+    /// Pastes `outgoing` into its target and arms its first Enter; whether
+    /// the target may be suggesting is judged now, at the paste. An earlier
+    /// delivery still in that target gives way to it.
+    fn paste(&mut self, table: &PaneTable, mut outgoing: Outgoing, now: Millis, out: &mut Vec<Effect>) -> String {
+        let pane = outgoing.pane;
         let kind = table.get(pane).map(|p| p.kind).unwrap_or_default();
-        let submission = Submission {
-            pane,
+        let pasting = Pasting {
             due: now + ENTER_DELAY_MS,
             presses: 0,
             pastes: 1,
-            payload: payload.to_owned(),
-            name: name.clone(),
             suggests: suggests(table, pane),
             strict: kind.is_user(),
             paste: kind.paste(),
         };
-        out.push(submission.writes());
-        let chars = match submission.paste {
-            Paste::Bracketed => payload.chars().count(),
-            Paste::Line => one_line(payload).chars().count(),
+        out.push(outgoing.writes(pasting.paste));
+        let chars = match pasting.paste {
+            Paste::Bracketed => outgoing.payload.chars().count(),
+            Paste::Line => one_line(&outgoing.payload).chars().count(),
         };
-        self.unconfirmed.retain(|s| s.pane != pane);
-        self.unconfirmed.push(submission);
-        format!("sent {chars} chars → {name}")
+        let said = format!("sent {chars} chars → {}", outgoing.name);
+        outgoing.stage = Stage::Pasted(pasting);
+        self.outgoing.retain(|o| o.pane != pane || !o.is_in_the_target());
+        self.outgoing.push(outgoing);
+        said
+    }
+
+    /// `pane` stopped working: its oldest queued delivery goes now.
+    fn unqueue(&mut self, pane: u32) -> Option<Action> {
+        let i = self.outgoing.iter().position(|o| o.pane == pane && o.is_queued())?;
+        let Outgoing { payload, hops, .. } = self.outgoing.remove(i);
+        Some(Action::Deliver { pane, payload, hops })
+    }
+
+    /// A turn started in `pane`: the delivery in it (if any) is done with,
+    /// and its hop count is the turn's (0: a person's turn).
+    fn take_turn_hops(&mut self, pane: u32) -> u32 {
+        let Some(i) = self
+            .outgoing
+            .iter()
+            .position(|o| o.pane == pane && o.is_in_the_target())
+        else {
+            return 0;
+        };
+        self.outgoing.remove(i).hops
     }
 
     /// A report about `pane`: a transcript or hook verdict of a turn in
@@ -427,7 +368,7 @@ impl Delivery {
             None => self.news.push((pane, news)),
         }
         if report.starts_a_turn() {
-            self.turn_started(pane);
+            self.confirm(pane, |_| true);
             self.router.on_new_turn_evidence(pane);
         }
     }
@@ -437,9 +378,15 @@ impl Delivery {
     /// lines starts its turn on the paste's first line break, before the
     /// Enter; that Enter would be typed into its turn, or answer its
     /// question.) Sources tell a turn start apart from an earlier turn's
-    /// late done, which only [`Delivery::sign_of_life`] after an Enter counts.
-    fn turn_started(&mut self, pane: u32) {
-        self.unconfirmed.retain(|s| s.pane != pane);
+    /// late done, which only [`Delivery::sign_of_life`] after an Enter
+    /// counts. Confirmed, it waits as delivered for the turn's edge, which
+    /// takes its hop count.
+    fn confirm(&mut self, pane: u32, when: impl Fn(&Pasting) -> bool) {
+        for outgoing in self.outgoing.iter_mut().filter(|o| o.pane == pane) {
+            if outgoing.pasting().is_some_and(&when) {
+                outgoing.stage = Stage::Delivered;
+            }
+        }
     }
 
     /// The target moved after its Enter: the delivery is confirmed. Before
@@ -448,15 +395,16 @@ impl Delivery {
     /// box: seen under load, where the target's own done report came 100 ms
     /// after the paste).
     fn sign_of_life(&mut self, pane: u32) {
-        self.unconfirmed.retain(|s| s.pane != pane || s.presses == 0);
+        self.confirm(pane, |p| p.presses > 0);
     }
 
     /// When the next Enter, delivery verdict, input box check or look for
     /// an awaited answer is due.
     pub fn next_enter(&self) -> Option<Millis> {
-        let held = self.held.iter().map(|h| h.due);
+        let pasted = self.outgoing.iter().filter_map(|o| o.pasting()).map(|p| p.due);
+        let held = self.outgoing.iter().filter_map(Outgoing::held_until);
         let awaited = self.awaited.iter().map(|a| a.look.min(a.until));
-        self.unconfirmed.iter().map(|s| s.due).chain(held).chain(awaited).min()
+        pasted.chain(held).chain(awaited).min()
     }
 
     /// Presses the Enters that are due, and pastes held answers whose
@@ -471,45 +419,22 @@ impl Delivery {
         let mut said = self.release_held(table, now, out, drafts);
         let mut given_up = Vec::new();
         let mut asked = Vec::new();
-        for submission in self.unconfirmed.iter_mut().filter(|s| s.due <= now) {
-            let pane = submission.pane;
-            if table.get(pane).is_some_and(|p| p.state() == State::Waiting) {
-                // A question stands there (no answer is pasted onto one: it
-                // came after the paste): an Enter would answer it.
-                asked.push(submission.name.clone());
-                submission.presses = MAX_ENTERS;
-                submission.pastes = MAX_PASTES;
-                submission.due = now;
-                continue;
-            }
-            if submission.presses < MAX_ENTERS {
-                // The first Enter submits the paste; a later one only where
-                // it cannot submit a suggestion instead (a turn nobody asked for).
-                if submission.presses == 0 || submission.enter_is_safe(&drafts(pane)) {
-                    out.push(Effect::WriteToPane {
-                        pane,
-                        text: "\r".into(),
-                    });
+        self.outgoing
+            .retain_mut(|o| match press_due_enter(table, o, now, out, drafts) {
+                Pressed::Pending => true,
+                Pressed::GivenUp => {
+                    given_up.push(o.name.clone());
+                    false
                 }
-                submission.presses += 1;
-                submission.due = now + RETRY_ENTER_MS;
-            } else if submission.may_paste_again(&drafts(pane)) {
-                // No turn, and nothing in the box: the paste was lost.
-                out.push(submission.writes());
-                submission.pastes += 1;
-                submission.presses = 0;
-                submission.due = now + ENTER_DELAY_MS;
-            } else {
-                given_up.push(submission.name.clone());
-            }
-        }
-        let names = given_up;
-        self.unconfirmed
-            .retain(|s| (s.presses < MAX_ENTERS || s.due > now) && !asked.contains(&s.name));
-        if !names.is_empty() {
+                Pressed::Asked => {
+                    asked.push(o.name.clone());
+                    false
+                }
+            });
+        if !given_up.is_empty() {
             said = Some(format!(
                 "{UNCONFIRMED} {} started no turn (the answer may wait in its input box)",
-                names.join(", ")
+                given_up.join(", ")
             ));
         }
         if !asked.is_empty() {
@@ -533,40 +458,50 @@ impl Delivery {
     ) -> Option<String> {
         let mut said = None;
         let mut i = 0;
-        while i < self.held.len() {
-            let pane = self.held[i].pane;
-            let first_of_pane = !self.held[..i].iter().any(|h| h.pane == pane);
-            let awaited = self.unconfirmed.iter().any(|s| s.pane == pane);
-            if !first_of_pane || awaited || self.held[i].due > now {
+        while i < self.outgoing.len() {
+            let pane = self.outgoing[i].pane;
+            let Some(due) = self.outgoing[i].held_until() else {
+                i += 1;
+                continue;
+            };
+            let earlier = &self.outgoing[..i];
+            let first_of_pane = !earlier.iter().any(|o| o.pane == pane && o.held_until().is_some());
+            let awaited = self.outgoing.iter().any(|o| o.pane == pane && o.pasting().is_some());
+            if !first_of_pane || awaited || due > now {
                 i += 1;
                 continue;
             }
             if drafts(pane).draft().is_some() {
-                self.held[i].due = now + HOLD_RECHECK_MS;
+                self.outgoing[i].stage = Stage::Held {
+                    due: now + HOLD_RECHECK_MS,
+                };
                 i += 1;
                 continue;
             }
-            let held = self.held.remove(i);
-            said = Some(self.paste(table, pane, &held.payload, held.name, now, out));
+            let held = self.outgoing.remove(i);
+            said = Some(self.paste(table, held, now, out));
         }
         said
     }
 
     /// Payloads waiting for busy targets, for the bar.
     pub fn queue_note(&self, table: &PaneTable) -> Option<String> {
-        let parts: Vec<String> = self
-            .router
-            .queued()
-            .map(|(pane, n)| {
-                let name = table
-                    .get(pane)
-                    .map_or_else(|| pane.to_string(), |p| p.meta.title.clone());
-                format!("{n} queued → {name}")
-            })
+        let mut queued: Vec<(u32, usize)> = Vec::new();
+        for o in self.outgoing.iter().filter(|o| o.is_queued()) {
+            match queued.iter_mut().find(|(p, _)| *p == o.pane) {
+                Some((_, n)) => *n += 1,
+                None => queued.push((o.pane, 1)),
+            }
+        }
+        queued.sort_unstable();
+        let parts: Vec<String> = queued
+            .into_iter()
+            .map(|(pane, n)| format!("{n} queued → {}", name_of(table, pane)))
             .collect();
         let held = self
-            .held
+            .outgoing
             .iter()
+            .filter(|o| o.held_until().is_some())
             .map(|h| format!("held → {} (its input box holds text)", h.name));
         let paused = self.router.is_paused().then(|| "flows paused".to_owned());
         let all: Vec<String> = paused.into_iter().chain(held).chain(parts).collect();
@@ -608,7 +543,7 @@ impl Delivery {
             ("next", _) => self.send_focused(table, 1, now, out, drafts),
             ("prev", _) => self.send_focused(table, -1, now, out, drafts),
             ("to", title) => match find_by_title(table, title) {
-                Lookup::Found(target) => self.send_focused_to(table, target, title, now, out, drafts),
+                Lookup::Found(target) => self.send_focused_to(table, target, now, out, drafts),
                 Lookup::TakesNoPrompts => {
                     format!("{title} is no agent pane (answers go only to panes that take prompts)")
                 }
@@ -638,15 +573,13 @@ impl Delivery {
         }
         let next = (at as isize + step).rem_euclid(agents.len() as isize) as usize;
         let target = agents[next];
-        let title = target.meta.title.clone();
-        self.send_focused_to(table, target_of(target), &title, now, out, drafts)
+        self.send_focused_to(table, target_of(target), now, out, drafts)
     }
 
     fn send_focused_to(
         &mut self,
         table: &PaneTable,
         target: Target,
-        title: &str,
         now: Millis,
         out: &mut Vec<Effect>,
         drafts: &mut Drafts<'_>,
@@ -657,7 +590,7 @@ impl Delivery {
         let Some(answer) = source.answer.clone() else {
             return format!("{} has no finished answer yet", source.meta.title);
         };
-        let action = self.router.manual(&answer, target, title);
+        let action = self.router.manual(&answer, target);
         self.perform(table, action, now, out, drafts).unwrap_or_default()
     }
 
@@ -675,8 +608,7 @@ impl Delivery {
         let Some(target) = table.get(to) else {
             return format!("pane {to} is gone");
         };
-        let title = target.meta.title.clone();
-        let action = self.router.manual(answer, target_of(target), &title);
+        let action = self.router.manual(answer, target_of(target));
         self.perform(table, action, now, out, drafts).unwrap_or_default()
     }
 
@@ -688,12 +620,90 @@ impl Delivery {
 
     /// Forgets a closed pane.
     pub fn forget(&mut self, pane: u32) {
-        self.unconfirmed.retain(|s| s.pane != pane);
+        self.outgoing.retain(|o| o.pane != pane);
         self.news.retain(|(p, _)| *p != pane);
-        self.held.retain(|h| h.pane != pane);
         self.awaited.retain(|a| a.pane != pane);
         self.router.forget(pane);
     }
+}
+
+/// What one pasted delivery's due time brought.
+enum Pressed {
+    /// Nothing due, an Enter pressed, or the paste typed again.
+    Pending,
+    /// Its Enters and pastes are spent and no turn started.
+    GivenUp,
+    /// A question stands in the target: nothing more is typed there.
+    Asked,
+}
+
+/// Presses `outgoing`'s Enter if one is due, pastes it again when the paste
+/// was lost, or says it is given up.
+fn press_due_enter(
+    table: &PaneTable,
+    outgoing: &mut Outgoing,
+    now: Millis,
+    out: &mut Vec<Effect>,
+    drafts: &mut Drafts<'_>,
+) -> Pressed {
+    let pane = outgoing.pane;
+    let Stage::Pasted(mut pasting) = outgoing.stage.clone() else {
+        return Pressed::Pending;
+    };
+    if pasting.due > now {
+        return Pressed::Pending;
+    }
+    if table.get(pane).is_some_and(|p| p.state() == State::Waiting) {
+        // A question stands there (no answer is pasted onto one: it came
+        // after the paste): an Enter would answer it.
+        return Pressed::Asked;
+    }
+    if pasting.presses < MAX_ENTERS {
+        // The first Enter submits the paste; a later one only where it
+        // cannot submit a suggestion instead (a turn nobody asked for).
+        if pasting.presses == 0 || outgoing.enter_is_safe(&pasting, &drafts(pane)) {
+            out.push(Effect::WriteToPane {
+                pane,
+                text: "\r".into(),
+            });
+        }
+        pasting.presses += 1;
+        pasting.due = now + RETRY_ENTER_MS;
+    } else if pasting.may_paste_again(&drafts(pane)) {
+        // No turn, and nothing in the box: the paste was lost.
+        out.push(outgoing.writes(pasting.paste));
+        pasting.pastes += 1;
+        pasting.presses = 0;
+        pasting.due = now + ENTER_DELAY_MS;
+    } else {
+        return Pressed::GivenUp;
+    }
+    outgoing.stage = Stage::Pasted(pasting);
+    Pressed::Pending
+}
+
+/// The delivery an action asks for, named after its target.
+fn outgoing_of(table: &PaneTable, action: Action) -> Option<Outgoing> {
+    let (pane, payload, hops, stage) = match action {
+        Action::Deliver { pane, payload, hops } => (pane, payload, hops, Stage::Delivered),
+        Action::Queue { pane, payload, hops } => (pane, payload, hops, Stage::Queued),
+        Action::Message(_) => return None,
+    };
+    let name = name_of(table, pane);
+    Some(Outgoing {
+        pane,
+        name,
+        payload,
+        hops,
+        stage,
+    })
+}
+
+/// A pane's title, or its id when it is gone.
+fn name_of(table: &PaneTable, pane: u32) -> String {
+    table
+        .get(pane)
+        .map_or_else(|| pane.to_string(), |p| p.meta.title.clone())
 }
 
 /// Whether a confirmed done of `pane` should wait for its screen's answer:

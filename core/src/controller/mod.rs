@@ -22,6 +22,7 @@ pub mod inbox_view;
 mod io;
 pub mod leader;
 mod notify;
+mod outgoing;
 mod pacing;
 pub mod permits;
 mod pipes;

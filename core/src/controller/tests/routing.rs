@@ -291,3 +291,30 @@ fn a_held_answer_judges_the_suggestion_at_its_paste() {
     let pastes = later.iter().filter(|(_, t)| t.contains("the answer")).count();
     assert_eq!(pastes, 0, "no second paste before a suggestion: {later:?}");
 }
+
+/// A delivery to a busy target is kept until the target stops working,
+/// then pasted; the turn it starts carries its hop count (here the limit,
+/// 1), so the target's answer is not routed back.
+#[test]
+fn a_queued_delivery_goes_when_its_target_stops_and_its_turn_carries_the_hops() {
+    let mut rig = Rig::leader(&[("flows", "a -> b, b -> a"), ("max_hops", "1")]);
+    rig.push(&[report(2, State::Working, Source::Transcript, T0 - 5, None)]);
+    let queued = a_finishes_with_the_answer(&mut rig);
+    assert!(writes(&queued).is_empty(), "b works: nothing typed into it: {queued:?}");
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(bar.contains("queued for b (busy)"), "{bar}");
+    let stopped = rig.push(&[report(2, State::Done, Source::Transcript, T0 + 20, Some("b's own"))]);
+    let into_b: Vec<_> = writes(&stopped).into_iter().filter(|(p, _)| *p == 2).collect();
+    assert_eq!(into_b.len(), 1, "{stopped:?}");
+    assert!(into_b[0].1.contains("the answer"), "{into_b:?}");
+    rig.timer_at(rig.now + delivery::ENTER_DELAY_MS);
+    rig.push(&[report(2, State::Working, Source::Transcript, T0 + 30, None)]);
+    let back = rig.push(&[report(2, State::Done, Source::Transcript, T0 + 40, Some("b's reply"))]);
+    let replies = writes(&back)
+        .into_iter()
+        .filter(|(_, w)| w.contains("b's reply"))
+        .count();
+    assert_eq!(replies, 0, "one hop was the limit: {back:?}");
+    let bar = ansi::strip(&rig.c.render(200, rig.now));
+    assert!(bar.contains("hop limit 1 reached"), "{bar}");
+}
