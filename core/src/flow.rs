@@ -184,9 +184,10 @@ pub struct Router {
     paused: bool,
     /// Hop count of each pane's current turn (0: started by a person).
     turn_hops: BTreeMap<u32, u32>,
-    /// The answer each pane last routed in its current turn: a hook and the
-    /// transcript confirming the same turn route it once.
-    routed: BTreeMap<u32, String>,
+    /// The answer each pane last routed in its current turn (its
+    /// [`answer_key`]): a hook and the transcript confirming the same turn
+    /// route it once.
+    routed: BTreeMap<u32, u64>,
     /// The identities of the turns each pane routed last
     /// ([`crate::panes::Pane::turn_identity`]), newest last, at most
     /// [`ROUTED_TURNS_KEPT`]: kept through new turns, exits and reloads
@@ -268,7 +269,7 @@ impl Router {
         lookup: impl Fn(&str) -> Lookup,
     ) -> Vec<Action> {
         let rules: Vec<FlowRule> = self.rules.iter().filter(|r| r.from == title).cloned().collect();
-        let same_answer = self.routed.get(&pane).map(String::as_str) == Some(answer.unwrap_or_default());
+        let same_answer = self.routed.get(&pane) == Some(&answer_key(answer));
         let routed_before = turn.is_some_and(|t| self.remembers(pane, t));
         if rules.is_empty() {
             return Vec::new();
@@ -280,7 +281,7 @@ impl Router {
                 "{title}'s answer went out already: not sent again"
             ))];
         }
-        self.routed.insert(pane, answer.unwrap_or_default().to_owned());
+        self.routed.insert(pane, answer_key(answer));
         if let Some(turn) = turn {
             self.remember_routed(pane, turn);
         }
@@ -347,9 +348,23 @@ impl Router {
             .is_some_and(|ts| ts.iter().any(|t| t == turn))
     }
 
+    /// The leading copy acted on turn `turn` of `pane`, routing the answer
+    /// of key `answer` (0: none): neither is routed again here.
+    pub fn remember_the_leaders(&mut self, pane: u32, turn: &str, answer: u64) {
+        self.remember_routed(pane, turn);
+        if answer != 0 {
+            self.routed.insert(pane, answer);
+        }
+    }
+
+    /// The [`answer_key`] of the answer `pane` routed in its current turn.
+    pub fn routed_answer(&self, pane: u32) -> u64 {
+        self.routed.get(&pane).copied().unwrap_or(0)
+    }
+
     /// Remembers that turn `turn` of `pane` was acted on (here, or by the
     /// copy that led before this one): it is never routed again.
-    pub fn remember_routed(&mut self, pane: u32, turn: &str) {
+    fn remember_routed(&mut self, pane: u32, turn: &str) {
         let turns = self.routed_turns.entry(pane).or_default();
         if turns.iter().any(|t| t == turn) {
             return;
@@ -366,6 +381,12 @@ impl Router {
         self.routed.remove(&pane);
         self.routed_turns.remove(&pane);
     }
+}
+
+/// A key of a turn's answer (FNV-1a of its words; no answer is the empty
+/// one's): two sources confirming one turn bring the same key.
+pub fn answer_key(answer: Option<&str>) -> u64 {
+    crate::text::fnv1a(answer.unwrap_or_default().bytes())
 }
 
 /// The bytes that paste `payload` into a terminal: one bracketed paste
@@ -557,6 +578,28 @@ mod tests {
             1,
             "a closed pane forgets"
         );
+    }
+
+    /// A copy that takes the lead knows what the old leader routed: the
+    /// turn (its identity) and its words (their key), so the other source
+    /// of that turn, under another identity, routes nothing.
+    #[test]
+    fn what_the_leader_routed_is_not_routed_again_by_the_next() {
+        let mut next = router("planner -> coder");
+        next.remember_the_leaders(1, "transcript:40", answer_key(Some("plan")));
+        assert_eq!(
+            next.on_confirmed_done(1, "planner", Some("transcript:40"), Some("plan"), idle(2)),
+            [not_again("planner")]
+        );
+        assert_eq!(
+            next.on_confirmed_done(1, "planner", Some("hook:Stop@7"), Some("plan"), idle(2)),
+            [not_again("planner")],
+            "the hook of the same turn"
+        );
+        next.on_new_turn_evidence(1);
+        let new_turn = next.on_confirmed_done(1, "planner", Some("hook:Stop@9"), Some("plan"), idle(2));
+        assert_eq!(new_turn.len(), 1);
+        assert!(matches!(new_turn[0], Action::Deliver { .. }), "{new_turn:?}");
     }
 
     #[test]

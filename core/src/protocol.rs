@@ -20,8 +20,9 @@ pub const PIPE_PUSH: &str = "turnstile-push";
 /// Name of the pipe the leading copy of the bar hands rows to the others with.
 pub const PIPE_SYNC: &str = "turnstile-sync";
 /// The turn end the leader acted on (routed, or said why not), sent to
-/// every other copy: `{"pane":1,"turn":"<identity>"}`. A copy that takes
-/// the lead later never routes that turn again, whatever its log replays.
+/// every other copy: `{"pane":1,"turn":"<identity>","answer":<hash>}`. A
+/// copy that takes the lead later never routes that turn again, whatever
+/// its log replays, nor the same answer before a sign of a new turn.
 pub const PIPE_ACTED: &str = "turnstile-acted";
 /// Name of the pipe a copy of the bar tells the leader which tabs are viewed with.
 pub const PIPE_VIEW: &str = "turnstile-view";
@@ -222,6 +223,11 @@ pub struct Acted {
     pub pane: u32,
     /// The turn's identity (`Pane::turn_identity`).
     pub turn: String,
+    /// A hash of the answer it routed ([`crate::flow::answer_key`]): the
+    /// other source of the same turn (hook against log) brings the same
+    /// words under another identity.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub answer: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -219,7 +219,7 @@ impl Controller {
     /// day it leads: see [`protocol::PIPE_ACTED`]).
     pub(super) fn on_acted(&mut self, payload: &str) {
         if let Ok(acted) = serde_json::from_str::<protocol::Acted>(payload) {
-            self.delivery.leader_acted_on(acted.pane, &acted.turn);
+            self.delivery.leader_acted_on(acted.pane, &acted.turn, acted.answer);
         }
     }
 
@@ -230,8 +230,8 @@ impl Controller {
         if acted.is_empty() || !self.role.is_leader() {
             return;
         }
-        for (pane, turn) in acted {
-            let Ok(payload) = serde_json::to_string(&protocol::Acted { pane, turn }) else {
+        for (pane, turn, answer) in acted {
+            let Ok(payload) = serde_json::to_string(&protocol::Acted { pane, turn, answer }) else {
                 continue;
             };
             for follower in self.role.followers() {

@@ -83,8 +83,9 @@ pub struct Delivery {
     news: Vec<(u32, u64)>,
     /// Confirmed dones waiting for their screen's answer.
     awaited: Vec<AwaitedAnswer>,
-    /// The turns the router acted on since the other copies were last told.
-    acted: Vec<(u32, String)>,
+    /// The turns the router acted on since the other copies were last
+    /// told, with the key of the answer routed.
+    acted: Vec<(u32, String, u64)>,
 }
 
 /// Whether pane `pane`'s agent may show a suggestion in its box now: its
@@ -189,13 +190,14 @@ impl Delivery {
                 find_by_title(table, name)
             });
         if let Some(turn) = turn.filter(|t| self.router.remembers(pane, t)) {
-            self.acted.push((pane, turn));
+            let answer = self.router.routed_answer(pane);
+            self.acted.push((pane, turn, answer));
         }
         actions
     }
 
     /// The turns acted on since the last call, for the other copies.
-    pub fn take_acted(&mut self) -> Vec<(u32, String)> {
+    pub fn take_acted(&mut self) -> Vec<(u32, String, u64)> {
         std::mem::take(&mut self.acted)
     }
 
@@ -612,10 +614,11 @@ impl Delivery {
         self.perform(table, action, now, out, drafts).unwrap_or_default()
     }
 
-    /// The leader showed turn `turn` of `pane` done: it acted on it (this
-    /// copy may lead later, and must not route it again).
-    pub fn leader_acted_on(&mut self, pane: u32, turn: &str) {
-        self.router.remember_routed(pane, turn);
+    /// The leader acted on turn `turn` of `pane`, routing the answer of key
+    /// `answer` (a `turnstile-acted` message): this copy may lead later, and
+    /// must route neither again.
+    pub fn leader_acted_on(&mut self, pane: u32, turn: &str, answer: u64) {
+        self.router.remember_the_leaders(pane, turn, answer);
     }
 
     /// Forgets a closed pane.

@@ -8,8 +8,9 @@ pub mod lines;
 use crate::verdict::{Millis, Source, State, Verdict};
 use serde::Serialize;
 
-/// What the transcript says about the current turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// What the transcript says about the current turn (the default: nothing
+/// read yet, `unknown`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct TranscriptVerdict {
     /// The state of the current turn.
     pub state: State,

@@ -87,16 +87,9 @@ mod tests {
     fn transcript(state: State, candidate: Option<State>, background_agents: usize) -> TranscriptVerdict {
         TranscriptVerdict {
             state,
-            reason: String::new(),
-            session_id: None,
-            since: None,
-            answer: None,
             candidate,
-            line: None,
-            offset: None,
-            pending_tools: 0,
             background_agents,
-            invalid_lines: 0,
+            ..TranscriptVerdict::default()
         }
     }
 

@@ -107,16 +107,8 @@ mod tests {
     fn log(state: State, candidate: Option<State>) -> TranscriptVerdict {
         TranscriptVerdict {
             state,
-            reason: String::new(),
-            session_id: None,
-            since: None,
-            answer: None,
             candidate,
-            line: None,
-            offset: None,
-            pending_tools: 0,
-            background_agents: 0,
-            invalid_lines: 0,
+            ..TranscriptVerdict::default()
         }
     }
 

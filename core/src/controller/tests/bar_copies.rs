@@ -889,3 +889,21 @@ fn reports_of_covered_panes_alone_make_no_storm() {
     }
     assert!(!rig.c.storm.is_paused());
 }
+
+/// The `turnstile-acted` message carries the routed answer's key with the
+/// turn's identity (what the router of a copy that leads later needs to
+/// route neither again: `flow`'s tests show it).
+#[test]
+fn the_acted_message_carries_the_turn_and_its_answers_key() {
+    let mut leader = Rig::leader(&[("flows", "a -> b")]);
+    leader.push(&[report(1, State::Working, Source::Transcript, T0, None)]);
+    let mut done = report(1, State::Done, Source::Transcript, T0 + 10, Some("the answer"));
+    done.verdicts[0].key = Some("40".into());
+    let routed = leader.push(&[done]);
+    assert_eq!(writes(&routed).len(), 1, "routed once");
+    let acted: Vec<&String> = sent_to(&routed, 5, PIPE_ACTED);
+    assert_eq!(acted.len(), 1, "the other copy is told: {routed:?}");
+    let acted: crate::protocol::Acted = serde_json::from_str(acted[0]).expect("an Acted message");
+    assert_eq!(acted.answer, crate::flow::answer_key(Some("the answer")));
+    assert_eq!(acted.pane, 1);
+}
