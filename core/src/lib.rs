@@ -42,6 +42,7 @@ pub mod order;
 pub mod panes;
 pub mod protocol;
 pub mod question;
+pub mod relay;
 pub mod screen;
 pub mod text;
 pub mod transcript;
