@@ -23,8 +23,9 @@
 use super::clock::now_ms;
 use super::discovery::{find_agents, AgentProcess};
 use super::mailbox::Mailbox;
+use super::outbox::Outbox;
 use super::{binding, files, report, spool};
-use crate::error::{bail, Context, Result};
+use crate::error::{Context, Result};
 use notify::event::ModifyKind;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -117,7 +118,8 @@ struct Session {
     tracked: HashMap<PathBuf, Tracked>,
     pushed: BTreeMap<u32, PaneReport>,
     watched: BTreeSet<PathBuf>,
-    mailbox: Mailbox,
+    /// Where its reports go: the session's mailbox, or a relay's stdout.
+    mailbox: Box<dyn Outbox>,
     processes: ProcessScan,
 }
 
@@ -151,12 +153,39 @@ enum PathRole {
     Ignored,
 }
 
-/// Runs until the zellij server (the parent) goes away.
+/// Runs until the zellij server (the parent) goes away, posting to the
+/// session's mailbox.
 pub fn run(session: Option<String>, rules: super::rules::Reloader) -> Result<i32> {
-    let mut rules = rules;
-    let name = session
+    let name = session_name(session)?;
+    let mailbox = super::state::mailbox_folder(&name)
+        .and_then(|folder| Mailbox::open(&folder))
+        .context("cannot open the mailbox")?;
+    serve(name, rules, Box::new(mailbox), Parent::ZellijServer)
+}
+
+/// What the watcher's parent process is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parent {
+    /// The zellij server of the session: it started with the session, so
+    /// pane records older than it are a session of the same name that ran
+    /// before.
+    ZellijServer,
+    /// sshd's session of a relay: it started with the link, after agents
+    /// that keep running across links.
+    SshSession,
+}
+
+/// The session named, or this pane's.
+pub fn session_name(session: Option<String>) -> Result<String> {
+    session
         .or_else(|| std::env::var("ZELLIJ_SESSION_NAME").ok())
-        .context("no zellij session: pass --session or run inside zellij")?;
+        .context("no zellij session: pass --session or run inside zellij")
+}
+
+/// Watches session `name`'s agents on this machine and hands what changes
+/// to `outbox`, until the parent goes away or the outbox ends.
+pub fn serve(name: String, rules: super::rules::Reloader, outbox: Box<dyn Outbox>, kind: Parent) -> Result<i32> {
+    let mut rules = rules;
     let state_folder = spool::state_folder(&name).context("cannot use turnstile's state folder")?;
     let Some(_lock) = take_lock(&name)? else {
         eprintln!("turnstile: a watcher already serves session {name}");
@@ -165,7 +194,7 @@ pub fn run(session: Option<String>, rules: super::rules::Reloader) -> Result<i32
     let parent = std::os::unix::process::parent_id();
     // A session of this name that ran before left its panes' records here:
     // a new agent in pane 3 must not inherit them.
-    if let Some(started) = binding::process_start_ms(parent) {
+    if let Some(started) = binding::process_start_ms(parent).filter(|_| kind == Parent::ZellijServer) {
         binding::HookRecord::forget_earlier_sessions(&state_folder, started.saturating_sub(2_000));
     }
     let (tx, rx) = channel();
@@ -174,9 +203,7 @@ pub fn run(session: Option<String>, rules: super::rules::Reloader) -> Result<i32
     })
     .context("cannot start inotify")?;
     let mut state = Session {
-        mailbox: super::state::mailbox_folder(&name)
-            .and_then(|folder| Mailbox::open(&folder))
-            .context("cannot open the mailbox")?,
+        mailbox: outbox,
         state_folder,
         name,
         agents: BTreeMap::new(),
@@ -215,8 +242,9 @@ pub fn run(session: Option<String>, rules: super::rules::Reloader) -> Result<i32
             if std::os::unix::process::parent_id() != parent {
                 return Ok(0); // the zellij server is gone
             }
-            if let Some(why) = state.mailbox.failure() {
-                bail!("{why}");
+            state.mailbox.tick();
+            if let Some(end) = state.mailbox.ended() {
+                return end;
             }
             if rules.reload_if_changed() {
                 // Agents of kinds the file adds (or drops) are looked at anew.
@@ -627,7 +655,7 @@ mod tests {
         let mut session = Session {
             name: "watch-test".into(),
             agents: BTreeMap::new(),
-            mailbox: Mailbox::open(&state.join("mailbox")).unwrap(),
+            mailbox: Box::new(Mailbox::open(&state.join("mailbox")).unwrap()),
             state_folder: state,
             status_files: HashMap::new(),
             transcripts: BTreeMap::from([(1, transcript.clone())]),

@@ -11,7 +11,7 @@ use turnstile_core::ansi;
 use turnstile_core::transcript::TranscriptVerdict;
 use turnstile_host::rules::{Loaded, Reloader};
 use turnstile_host::simulate::SimOptions;
-use turnstile_host::{files, home, hooks, mailbox, report, state, watch};
+use turnstile_host::{files, home, hooks, mailbox, relay, report, state, watch};
 
 // Commands.
 mod demo_agent;
@@ -157,6 +157,14 @@ enum Command {
     /// Watch the session's transcripts and status files and post verdict
     /// changes to its mailbox (one per session; exits with the zellij server).
     Watch {
+        /// The zellij session (default: $ZELLIJ_SESSION_NAME).
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// On a machine the zellij session does not run on (over ssh): follow
+    /// the agents there that name the session and write their reports to
+    /// stdout, one JSON line each (exits when stdout closes).
+    Relay {
         /// The zellij session (default: $ZELLIJ_SESSION_NAME).
         #[arg(long)]
         session: Option<String>,
@@ -345,6 +353,7 @@ pub fn run() -> i32 {
             wait::run(session, pane, until, timeout)
         }
         Command::Watch { session } => watch::run(session, Reloader::load(cli.rules).0).map_err(anyhow::Error::from),
+        Command::Relay { session } => relay::run(session, Reloader::load(cli.rules).0).map_err(anyhow::Error::from),
         Command::Setup {
             yes,
             dry_run,
@@ -476,7 +485,7 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Wait { pane, .. } => bail!("wait for pane {pane} is handled by run"),
         Command::Rules { .. } => bail!("rules is handled by run"),
         Command::Demo => bail!("demo is handled by run"),
-        Command::Watch { .. } => bail!("watch is handled by run"),
+        Command::Watch { .. } | Command::Relay { .. } => bail!("watch and relay are handled by run"),
         Command::Setup { .. } | Command::Doctor { .. } => bail!("setup and doctor are handled by run"),
         Command::Pull {
             after,
