@@ -15,8 +15,10 @@ use crate::error::Result;
 /// Serves session `session` (default: `$ZELLIJ_SESSION_NAME`) on stdout.
 pub fn run(session: Option<String>, rules: Reloader) -> Result<i32> {
     let name = watch::session_name(session)?;
-    let out = RelayOut::new(std::io::stdout(), &host_name());
-    watch::serve(name, rules, Box::new(out), Parent::SshSession)
+    let open = |_: &str| -> Result<Box<dyn super::outbox::Outbox>> {
+        Ok(Box::new(RelayOut::new(std::io::stdout(), &host_name())))
+    };
+    watch::serve(name, rules, open, Parent::SshSession)
 }
 
 /// This machine's name, for people (`uname -n`).

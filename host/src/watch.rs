@@ -157,10 +157,13 @@ enum PathRole {
 /// session's mailbox.
 pub fn run(session: Option<String>, rules: super::rules::Reloader) -> Result<i32> {
     let name = session_name(session)?;
-    let mailbox = super::state::mailbox_folder(&name)
-        .and_then(|folder| Mailbox::open(&folder))
-        .context("cannot open the mailbox")?;
-    serve(name, rules, Box::new(mailbox), Parent::ZellijServer)
+    let mailbox = |name: &str| -> Result<Box<dyn Outbox>> {
+        let mailbox = super::state::mailbox_folder(name)
+            .and_then(|folder| Mailbox::open(&folder))
+            .context("cannot open the mailbox")?;
+        Ok(Box::new(mailbox))
+    };
+    serve(name, rules, mailbox, Parent::ZellijServer)
 }
 
 /// What the watcher's parent process is.
@@ -183,8 +186,15 @@ pub fn session_name(session: Option<String>) -> Result<String> {
 }
 
 /// Watches session `name`'s agents on this machine and hands what changes
-/// to `outbox`, until the parent goes away or the outbox ends.
-pub fn serve(name: String, rules: super::rules::Reloader, outbox: Box<dyn Outbox>, kind: Parent) -> Result<i32> {
+/// to the outbox `open` makes (once this watcher holds the session's lock:
+/// a mailbox is emptied as it opens), until the parent goes away or the
+/// outbox ends.
+pub fn serve(
+    name: String,
+    rules: super::rules::Reloader,
+    open: impl FnOnce(&str) -> Result<Box<dyn Outbox>>,
+    kind: Parent,
+) -> Result<i32> {
     let mut rules = rules;
     let state_folder = spool::state_folder(&name).context("cannot use turnstile's state folder")?;
     let Some(_lock) = take_lock(&name)? else {
@@ -202,6 +212,7 @@ pub fn serve(name: String, rules: super::rules::Reloader, outbox: Box<dyn Outbox
         let _ = tx.send(event);
     })
     .context("cannot start inotify")?;
+    let outbox = open(&name)?;
     let mut state = Session {
         mailbox: outbox,
         state_folder,
