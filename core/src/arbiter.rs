@@ -222,6 +222,16 @@ impl PaneArbiter {
         self.refuse(now)
     }
 
+    /// Drops what the transcript, hooks and session status said (a remote
+    /// agent's relay is lost); the next [`PaneArbiter::refuse`] fuses the
+    /// screen alone.
+    pub fn forget_authoritative(&mut self) {
+        for source in [Source::Transcript, Source::Hook, Source::Session] {
+            *self.slot(source) = None;
+        }
+        self.turn_end_hook = None;
+    }
+
     /// Re-fuses at `now` (time alone can settle a pending turn end).
     pub fn refuse(&mut self, now: Millis) -> Option<Edge> {
         let decision = self.decide(now);
@@ -241,9 +251,24 @@ impl PaneArbiter {
     fn authoritative(&self) -> Option<&Observation> {
         let hook = self.hook.as_ref().filter(|h| !self.wait_superseded_by_screen(h));
         match (&self.transcript, hook) {
+            (Some(t), Some(h)) if self.log_ended_past_the_mark(t, h) => Some(t),
             (Some(t), Some(h)) => Some(if h.since > t.since { h } else { t }),
             (t, h) => t.as_ref().or(h),
         }
+    }
+
+    /// True when hook `h` only marks the turn's end (its agent's log did not
+    /// show the end when it ran: its read came too soon, or ran out of time)
+    /// and the log, read since this turn started, ended a turn past what the
+    /// hook read: the log says how the turn the mark ends ended, even when
+    /// it was read before the mark's event fired. (Seen in CI under load:
+    /// OpenCode's `session.idle` after an Escape stayed `working`.)
+    fn log_ended_past_the_mark(&self, t: &Observation, h: &Observation) -> bool {
+        let mark = h.verdict.state == State::Working && h.verdict.candidate == Some(State::Done);
+        let this_turns = t.verdict.state.is_turn_end() && t.since >= self.turn_started_at;
+        let offset = t.verdict.key.as_deref().and_then(|k| k.parse::<u64>().ok());
+        let read = h.verdict.log_seen.or(self.turn_running_at);
+        mark && this_turns && offset.zip(read).is_some_and(|(end, read)| end > read)
     }
 
     /// A hook's waiting that a screen showing the turn running again, seen
@@ -558,6 +583,54 @@ mod tests {
         // The next turn's prompt hook is lost: its preamble stays working.
         a.observe(keyed(State::Working, "900", 40));
         a.observe(answer(45));
+        assert_eq!(a.fused().state, State::Working, "{:?}", a.fused());
+    }
+
+    /// Seen in CI under load (OpenCode, Escape during a tool): the log's
+    /// interrupted was read before `session.idle` fired, and that hook, whose
+    /// read of the log came too soon, only marked the end. The log's end
+    /// stands; a mark with nothing past what it read stays working.
+    #[test]
+    fn a_logs_end_read_before_a_later_hooks_mark_of_it_stands() {
+        for end in [State::Interrupted, State::Failed, State::Done] {
+            let mut a = PaneArbiter::new();
+            a.observe(v(State::Working, Source::Hook, 5)); // chat.message
+            a.observe(keyed(State::Working, "7", 10)); // a tool runs
+            a.observe(keyed(end, "9", 20));
+            let mark = |log_seen| Verdict {
+                candidate: Some(State::Done),
+                log_seen,
+                ..v(State::Working, Source::Hook, 30)
+            };
+            a.observe(mark(Some(7)));
+            assert_eq!(a.fused().state, end, "{:?}", a.fused());
+            assert!(a.fused().confirmed);
+            let mut a = PaneArbiter::new();
+            a.observe(v(State::Working, Source::Hook, 5));
+            a.observe(keyed(State::Working, "7", 10));
+            a.observe(mark(None));
+            assert_eq!(
+                a.fused().state,
+                State::Working,
+                "nothing past the mark: {:?}",
+                a.fused()
+            );
+        }
+    }
+
+    /// An earlier turn's end read before this turn's start is not what a
+    /// mark of this turn's end ends.
+    #[test]
+    fn an_earlier_turns_end_is_not_what_a_later_mark_ends() {
+        let mut a = PaneArbiter::new();
+        a.observe(v(State::Working, Source::Hook, 5));
+        a.observe(keyed(State::Working, "7", 10));
+        a.observe(keyed(State::Done, "9", 20)); // turn 1's answer
+        a.observe(v(State::Working, Source::Hook, 40)); // turn 2 starts; its rows are not read yet
+        a.observe(Verdict {
+            candidate: Some(State::Done),
+            ..v(State::Working, Source::Hook, 50)
+        });
         assert_eq!(a.fused().state, State::Working, "{:?}", a.fused());
     }
 

@@ -126,8 +126,11 @@ class RealOpenCode(AgentCase, unittest.TestCase):
             time.sleep(1.5)
             self.interrupt(z, "oc")
             samples = []
-            wait_for("interrupted in the bar", lambda: samples.append(segment(z, "oc")) or "interrupted" in samples[-1],
-                     timeout=20)
+            try:
+                wait_for("interrupted in the bar",
+                         lambda: samples.append(segment(z, "oc")) or "interrupted" in samples[-1], timeout=20)
+            except AssertionError:
+                self.fail(f"the agent marked its turn interrupted; the bar showed only {sorted(set(samples))}")
             self.assertFalse([s for s in samples if "done" in s], f"never done: {samples}")
 
     def test_http_400_is_failed(self):
