@@ -44,6 +44,7 @@ pub mod protocol;
 pub mod question;
 pub mod relay;
 pub mod screen;
+pub mod ssh;
 pub mod text;
 pub mod transcript;
 pub mod verdict;

@@ -77,7 +77,12 @@ pub struct Pane {
     /// turn's banner) is no agent, until the host or the pane's command
     /// finds one again.
     exited: bool,
+    /// The machine its agent runs on, when it is another one.
+    remote: Option<crate::protocol::Remote>,
 }
+
+/// A remote agent's note while its relay is not heard.
+pub const LINK_LOST: &str = "link lost";
 
 /// How many authoritative edges a pane remembers.
 pub const EDGES_REMEMBERED: usize = 32;
@@ -97,6 +102,7 @@ impl Pane {
             seen_edges: Vec::new(),
             log: None,
             exited: false,
+            remote: None,
         }
     }
 
@@ -120,9 +126,15 @@ impl Pane {
     }
 
     /// What of the pane's fused state its segment draws.
-    fn drawn_key(&self) -> (State, bool, Millis, bool) {
+    fn drawn_key(&self) -> (State, bool, Millis, bool, bool) {
         let fused = self.fused();
-        (fused.state, fused.confirmed, fused.since, self.unseen)
+        (fused.state, fused.confirmed, fused.since, self.unseen, self.link_lost())
+    }
+
+    /// True while its agent runs on another machine whose relay is not
+    /// heard: only its screen tells its state.
+    pub fn link_lost(&self) -> bool {
+        self.remote.as_ref().is_some_and(|r| r.lost)
     }
 
     /// The identity of the turn its fused state belongs to, when an
@@ -353,6 +365,12 @@ impl PaneTable {
             pane.exited = false;
             pane.kind = agent.kind;
             pane.log.clone_from(&agent.transcript);
+            pane.remote.clone_from(&agent.remote);
+            if pane.link_lost() {
+                // What the relay said may no longer be so: the screen alone
+                // speaks (the next tick re-fuses).
+                pane.arbiter.forget_authoritative();
+            }
         } else if pane.agent == Some(AgentEvidence::Host) && report.verdicts.is_empty() {
             // The agent process exited (or a rules reload dropped its
             // kind); the pane stays open. Its screen's word is kept: should
@@ -482,7 +500,9 @@ impl PaneTable {
             since: fused.since,
             unseen: pane.unseen,
             reason: match why {
+                true if pane.link_lost() => format!("{} (link lost: the screen only)", fused.reason),
                 true => fused.reason.clone(),
+                false if pane.link_lost() => LINK_LOST.to_owned(),
                 false => note_of(pane.kind, fused.state, &fused.reason)
                     .unwrap_or_default()
                     .to_owned(),
@@ -537,6 +557,42 @@ mod tests {
         assert!(t.agents().is_empty(), "its last banner is no agent: {:?}", t.agents());
         t.observe_report(found(8));
         assert_eq!(t.agents().len(), 1, "an agent started again is one");
+    }
+
+    #[test]
+    fn a_remote_agent_whose_link_is_lost_falls_back_to_its_screen_and_says_so() {
+        let mut t = PaneTable::new();
+        t.sync(vec![meta(3, "gpu", false)]);
+        let remote = |lost| crate::protocol::AgentBinding {
+            remote: Some(crate::protocol::Remote {
+                host: "gpu".into(),
+                lost,
+            }),
+            ..Default::default()
+        };
+        let working = Verdict::new(State::Working, Source::Transcript, "a tool runs", 10);
+        t.observe_report(PaneReport {
+            pane: 3,
+            agent: Some(remote(false)),
+            verdicts: vec![working],
+            ..PaneReport::default()
+        });
+        see(&mut t, 3, &["● Done.", "✻ Baked for 3s"], 11);
+        assert_eq!(
+            t.get(3).unwrap().state(),
+            State::Working,
+            "the relay's log outranks the screen"
+        );
+        t.observe_report(PaneReport {
+            pane: 3,
+            agent: Some(remote(true)),
+            ..PaneReport::default()
+        });
+        t.tick(12);
+        let pane = t.get(3).unwrap();
+        assert_eq!(pane.state(), State::Done, "the screen alone");
+        assert!(!pane.fused().confirmed, "a screen's done is never confirmed");
+        assert_eq!(t.drawn_rows()[0].reason, LINK_LOST);
     }
 
     #[test]

@@ -59,9 +59,25 @@ pub struct AgentBinding {
     /// The Claude Code session id, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
-    /// The transcript file, when found.
+    /// The transcript file, when found (on [`AgentBinding::remote`]'s
+    /// machine when there is one: never read here).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript: Option<String>,
+    /// The machine the agent runs on when it is another one, reached over
+    /// `ssh` (a relay's report): its ids and paths are that machine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<Remote>,
+}
+
+/// Where a remote agent runs, and whether its relay is heard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Remote {
+    /// The machine's name (the `ssh` destination's host), for people.
+    pub host: String,
+    /// True while the link to its relay is lost: nothing but the pane's
+    /// screen tells its state.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lost: bool,
 }
 
 /// What the host knows about one pane.

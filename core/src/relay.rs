@@ -4,12 +4,15 @@
 //! apart ([`RelayReader`]): a partial line waits for its end, a line over
 //! [`MAX_RELAY_LINE`] is skipped and said, a line that is no message is
 //! said and the stream goes on, and a stream that closes in the middle of a
-//! line drops that half line. Nothing here trusts the other side: the host
-//! checks each report against the local panes before it posts it.
+//! line drops that half line. Nothing here trusts the other side: what the
+//! local watcher keeps of one relay ([`RemotePanes`]) takes a report only
+//! for a local pane whose `ssh` reaches that relay's machine, marks it
+//! remote, and caps its answer.
 
-use crate::protocol::PaneReport;
+use crate::protocol::{capped_answer, AgentBinding, PaneReport, Remote};
 use crate::transcript::lines::{LineBuffer, Piece};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The version of this format; a relay of another version is refused.
 pub const RELAY_VERSION: u32 = 1;
@@ -123,6 +126,123 @@ fn parse(line: &[u8]) -> Result<RelayMessage, LineFault> {
     })
 }
 
+/// What the local watcher keeps of one relay: the local panes that may
+/// speak through it (those whose `ssh` reaches its machine), and the agent
+/// each one reported, to say so when the link is lost.
+#[derive(Debug, Clone, Default)]
+pub struct RemotePanes {
+    host: String,
+    trusted: BTreeSet<u32>,
+    reported: BTreeMap<u32, AgentBinding>,
+    /// Panes reported before the link came back, not yet again.
+    stale: BTreeSet<u32>,
+    greeted: bool,
+}
+
+impl RemotePanes {
+    /// A relay on `host` (the `ssh` destination's host, as people name it).
+    pub fn new(host: &str) -> RemotePanes {
+        RemotePanes {
+            host: host.to_owned(),
+            ..RemotePanes::default()
+        }
+    }
+
+    /// The local panes that run an `ssh` to this relay's machine now; an
+    /// empty report for each pane it reported that no longer does (its
+    /// `ssh` exited: so did the agent, for this session).
+    pub fn trust(&mut self, panes: BTreeSet<u32>) -> Vec<PaneReport> {
+        self.trusted = panes;
+        let gone: Vec<u32> = self
+            .reported
+            .keys()
+            .filter(|p| !self.trusted.contains(p))
+            .copied()
+            .collect();
+        gone.into_iter().map(|pane| self.forget(pane)).collect()
+    }
+
+    /// True once the relay said hello in this link's version.
+    pub fn greeted(&self) -> bool {
+        self.greeted
+    }
+
+    /// Takes one message: the reports to post (each with whether a hook
+    /// made it), or why the relay is refused.
+    pub fn hear(&mut self, message: RelayMessage) -> Result<Vec<(PaneReport, bool)>, String> {
+        match message {
+            RelayMessage::Hello { version, turnstile, .. } if version != RELAY_VERSION => Err(format!(
+                "its turnstile {turnstile} speaks relay version {version}, this one {RELAY_VERSION}: \
+                 run `turnstile setup --remote {}`",
+                self.host
+            )),
+            RelayMessage::Hello { .. } => {
+                self.greeted = true;
+                self.stale = self.reported.keys().copied().collect();
+                Ok(Vec::new())
+            }
+            RelayMessage::Report { .. } | RelayMessage::Beat if !self.greeted => {
+                Err("it spoke before its hello".to_owned())
+            }
+            RelayMessage::Report { report, hook } => Ok(self.take(report, hook).into_iter().collect()),
+            // A relay says everything it knows before its first beat: what
+            // it no longer reports is gone.
+            RelayMessage::Beat => {
+                let stale: Vec<u32> = std::mem::take(&mut self.stale).into_iter().collect();
+                Ok(stale.into_iter().map(|pane| (self.forget(pane), false)).collect())
+            }
+        }
+    }
+
+    /// The link is lost: each pane it reported keeps its agent, marked
+    /// lost, and nothing else (its screen alone speaks).
+    pub fn lost(&mut self) -> Vec<PaneReport> {
+        self.greeted = false;
+        let mark = |(pane, agent): (&u32, &AgentBinding)| PaneReport {
+            pane: *pane,
+            agent: Some(AgentBinding {
+                remote: Some(Remote {
+                    host: self.host.clone(),
+                    lost: true,
+                }),
+                ..agent.clone()
+            }),
+            ..PaneReport::default()
+        };
+        self.reported.iter().map(mark).collect()
+    }
+
+    fn take(&mut self, mut report: PaneReport, hook: bool) -> Option<(PaneReport, bool)> {
+        if !self.trusted.contains(&report.pane) {
+            return None; // a pane this machine's ssh does not run
+        }
+        self.stale.remove(&report.pane);
+        report.answer = report.answer.map(capped_answer);
+        match &mut report.agent {
+            Some(agent) => {
+                agent.remote = Some(Remote {
+                    host: self.host.clone(),
+                    lost: false,
+                });
+                self.reported.insert(report.pane, agent.clone());
+            }
+            None if !hook => {
+                self.reported.remove(&report.pane);
+            }
+            None => {}
+        }
+        Some((report, hook))
+    }
+
+    fn forget(&mut self, pane: u32) -> PaneReport {
+        self.reported.remove(&pane);
+        PaneReport {
+            pane,
+            ..PaneReport::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +336,98 @@ mod tests {
         }
         assert!(message.to_line().len() < MAX_RELAY_LINE);
         assert_eq!(RelayReader::new().feed(message.to_line().as_bytes()), vec![Ok(message)]);
+    }
+
+    fn hello() -> RelayMessage {
+        RelayMessage::Hello {
+            version: RELAY_VERSION,
+            turnstile: "0.1.0".into(),
+            host: "gpu-01".into(),
+        }
+    }
+
+    fn agent_report(pane: u32) -> RelayMessage {
+        let RelayMessage::Report { mut report, hook } = report(pane) else {
+            unreachable!()
+        };
+        report.agent = Some(AgentBinding {
+            pid: 4242,
+            transcript: Some("/home/me/.claude/projects/x/s.jsonl".into()),
+            ..AgentBinding::default()
+        });
+        RelayMessage::Report { report, hook }
+    }
+
+    fn relay_for(panes: &[u32]) -> RemotePanes {
+        let mut relay = RemotePanes::new("gpu");
+        relay.trust(panes.iter().copied().collect());
+        relay
+    }
+
+    #[test]
+    fn a_report_is_taken_only_for_a_pane_whose_ssh_reaches_the_relay() {
+        let mut relay = relay_for(&[3]);
+        assert_eq!(relay.hear(hello()), Ok(vec![]));
+        let taken = relay.hear(agent_report(3)).unwrap();
+        let remote = taken[0].0.agent.as_ref().unwrap().remote.clone().unwrap();
+        assert_eq!(
+            (remote.host.as_str(), remote.lost),
+            ("gpu", false),
+            "marked remote: not a local path"
+        );
+        assert_eq!(
+            relay.hear(agent_report(4)),
+            Ok(vec![]),
+            "pane 4 runs no ssh to gpu: a neighbour's state is never shown"
+        );
+    }
+
+    #[test]
+    fn nothing_is_taken_before_a_hello_of_this_version() {
+        let mut relay = relay_for(&[3]);
+        assert!(relay.hear(agent_report(3)).is_err());
+        let old = RelayMessage::Hello {
+            version: RELAY_VERSION + 1,
+            turnstile: "9.0.0".into(),
+            host: "gpu".into(),
+        };
+        let why = relay.hear(old).unwrap_err();
+        assert!(why.contains("turnstile setup --remote gpu"), "{why}");
+        assert!(!relay.greeted());
+    }
+
+    #[test]
+    fn a_lost_link_keeps_the_agents_marked_lost_and_a_reconnect_drops_the_gone() {
+        let mut relay = relay_for(&[3, 5]);
+        relay.hear(hello()).unwrap();
+        relay.hear(agent_report(3)).unwrap();
+        relay.hear(agent_report(5)).unwrap();
+        let lost = relay.lost();
+        assert_eq!(lost.len(), 2);
+        assert!(lost
+            .iter()
+            .all(|r| r.verdicts.is_empty() && r.agent.as_ref().unwrap().remote.as_ref().unwrap().lost));
+        assert!(relay.hear(agent_report(3)).is_err(), "a new link says hello first");
+        relay.hear(hello()).unwrap();
+        relay.hear(agent_report(3)).unwrap();
+        let gone = relay.hear(RelayMessage::Beat).unwrap();
+        assert_eq!(gone.len(), 1, "the agent of pane 5 ended while the link was down");
+        assert_eq!((gone[0].0.pane, gone[0].0.agent.is_none()), (5, true));
+        assert_eq!(relay.hear(RelayMessage::Beat), Ok(vec![]));
+    }
+
+    #[test]
+    fn a_pane_whose_ssh_exits_loses_its_agent_and_a_huge_answer_is_capped() {
+        let mut relay = relay_for(&[3]);
+        relay.hear(hello()).unwrap();
+        let RelayMessage::Report { mut report, .. } = agent_report(3) else {
+            unreachable!()
+        };
+        report.answer = Some("a".repeat(crate::protocol::MAX_REPORT_ANSWER_BYTES + 10));
+        let taken = relay.hear(RelayMessage::Report { report, hook: false }).unwrap();
+        assert!(taken[0].0.answer.as_ref().unwrap().len() < crate::protocol::MAX_REPORT_ANSWER_BYTES + 100);
+        let gone = relay.trust(BTreeSet::new());
+        assert_eq!((gone.len(), gone[0].agent.is_none()), (1, true));
+        assert!(relay.lost().is_empty());
     }
 }

@@ -124,6 +124,7 @@ pub fn hook_report(pane: u32, event: &HookEvent, now: Millis, kind: AgentKind) -
             cwd: event.cwd.clone(),
             session_id: event.session_id.clone(),
             transcript: event.transcript_path.clone(),
+            remote: None,
         }),
         verdicts: vec![verdict],
         answer,

@@ -37,6 +37,7 @@ pub mod error;
 pub mod files;
 pub mod home;
 pub mod hooks;
+pub mod link;
 pub mod mailbox;
 pub mod outbox;
 pub mod program;

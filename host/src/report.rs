@@ -28,7 +28,7 @@ pub fn host_report(session: Option<String>, wanted: &[u32]) -> Result<HostReport
     let Some(session) = session.or_else(|| std::env::var("ZELLIJ_SESSION_NAME").ok()) else {
         bail!("no zellij session: pass --session or run inside zellij");
     };
-    let agents = find_agents(&session);
+    let agents = find_agents(&session, super::discovery::Origin::Here);
     let state = super::state::session_folder(&session).ok();
     let mut bindings = binding::bind_all(state.as_deref(), &agents);
     let at = now_ms();

@@ -21,7 +21,8 @@
 //! server) is alive.
 
 use super::clock::now_ms;
-use super::discovery::{find_agents, AgentProcess};
+use super::discovery::{find_agents, find_ssh_sessions, is_ssh_cmdline, AgentProcess, Origin};
+use super::link::{LinkNews, Links};
 use super::mailbox::Mailbox;
 use super::outbox::Outbox;
 use super::{binding, files, report, spool};
@@ -121,6 +122,19 @@ struct Session {
     /// Where its reports go: the session's mailbox, or a relay's stdout.
     mailbox: Box<dyn Outbox>,
     processes: ProcessScan,
+    /// Which agents are its own (a relay's are all that came over ssh).
+    origin: Origin,
+    /// Its links to relays on the machines its panes reach over `ssh`
+    /// (none for a relay: links are the session's own watcher's).
+    links: Option<Links>,
+}
+
+/// What wakes the watcher's loop.
+enum Input {
+    /// File events.
+    Files(notify::Result<notify::Event>),
+    /// A link's news.
+    Link(LinkNews),
 }
 
 /// What a batch of file events asks for.
@@ -208,12 +222,23 @@ pub fn serve(
         binding::HookRecord::forget_earlier_sessions(&state_folder, started.saturating_sub(2_000));
     }
     let (tx, rx) = channel();
+    let news = tx.clone();
     let mut watcher = notify::recommended_watcher(move |event| {
-        let _ = tx.send(event);
+        let _ = tx.send(Input::Files(event));
     })
     .context("cannot start inotify")?;
     let outbox = open(&name)?;
+    let links = (kind == Parent::ZellijServer).then(|| {
+        let news = std::sync::Mutex::new(news);
+        let out = move |n| news.lock().is_ok_and(|tx| tx.send(Input::Link(n)).is_ok());
+        Links::new(&name, std::sync::Arc::new(out), &state_folder)
+    });
     let mut state = Session {
+        origin: match kind {
+            Parent::ZellijServer => Origin::Here,
+            Parent::SshSession => Origin::Anywhere,
+        },
+        links,
         mailbox: outbox,
         state_folder,
         name,
@@ -236,17 +261,28 @@ pub fn serve(
         },
         &mut watcher,
     );
+    state.follow_links(true);
+    // What it knows goes out at once (a relay says it all before its first beat).
+    state.mailbox.flush();
     let mut last_scan = Instant::now();
     loop {
-        let events = match rx.recv_timeout(SCAN_EVERY) {
+        let inputs: Vec<Input> = match rx.recv_timeout(SCAN_EVERY) {
             Ok(first) => {
                 // Let a burst of appends settle into one round.
                 std::thread::sleep(Duration::from_millis(5));
-                std::iter::once(first).chain(rx.try_iter()).flatten().collect()
+                std::iter::once(first).chain(rx.try_iter()).collect()
             }
             Err(RecvTimeoutError::Timeout) => Vec::new(),
             Err(RecvTimeoutError::Disconnected) => return Ok(0),
         };
+        let mut events = Vec::new();
+        for input in inputs {
+            match input {
+                Input::Files(Ok(event)) => events.push(event),
+                Input::Files(Err(_)) => {}
+                Input::Link(news) => state.hear_link(news),
+            }
+        }
         let mut changes = state.classify(&events);
         if last_scan.elapsed() >= SCAN_EVERY {
             last_scan = Instant::now();
@@ -263,6 +299,7 @@ pub fn serve(
                 changes.rebind = true;
             }
             changes.rebind |= state.processes.changed();
+            state.follow_links(state.processes.ssh_changed);
             // A safety net under inotify: panes still without a transcript
             // are looked up again each second, and logs kept in a database
             // read again (a read that met a lock waits for no other change).
@@ -275,6 +312,37 @@ pub fn serve(
 }
 
 impl Session {
+    /// Opens and closes links as the panes' `ssh` sessions come and go
+    /// (`changed`: some did), and ticks them.
+    fn follow_links(&mut self, changed: bool) {
+        let Some(links) = &mut self.links else {
+            return;
+        };
+        let mut posts = match changed {
+            true => links.follow(find_ssh_sessions(&self.name, &self.processes.ssh)),
+            false => Vec::new(),
+        };
+        posts.extend(links.tick());
+        self.post(posts);
+    }
+
+    /// Takes a link's news: what its relay reports, checked, is posted.
+    fn hear_link(&mut self, news: LinkNews) {
+        if let Some(links) = &mut self.links {
+            let posts = links.hear(news);
+            self.post(posts);
+        }
+    }
+
+    fn post(&mut self, posts: super::link::Posts) {
+        for (report, hook) in posts {
+            match hook {
+                true => self.mailbox.send_hook(report),
+                false => self.mailbox.send(report),
+            }
+        }
+    }
+
     /// Sorts file events by what they ask for.
     fn classify(&self, events: &[notify::Event]) -> Changes {
         let mut changes = Changes::default();
@@ -452,7 +520,7 @@ impl Session {
 
     /// Re-reads which agent runs in which pane and what it is bound to.
     fn rebind(&mut self, watcher: &mut RecommendedWatcher) {
-        self.agents = find_agents(&self.name);
+        self.agents = find_agents(&self.name, self.origin);
         self.status_files = self
             .agents
             .iter()
@@ -558,6 +626,10 @@ fn nearest_existing(dir: &Path) -> Option<PathBuf> {
 struct ProcessScan {
     cmdlines: HashMap<u32, Vec<u8>>,
     agents: BTreeSet<u32>,
+    /// The `ssh` sessions' processes.
+    ssh: BTreeSet<u32>,
+    /// True when the last look found an `ssh` session start or end.
+    ssh_changed: bool,
 }
 
 impl ProcessScan {
@@ -568,6 +640,7 @@ impl ProcessScan {
         };
         let mut alive = HashMap::with_capacity(self.cmdlines.len());
         let mut agents = BTreeSet::new();
+        let mut ssh = BTreeSet::new();
         for pid in entries
             .flatten()
             .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
@@ -579,9 +652,14 @@ impl ProcessScan {
             if (known && self.agents.contains(&pid)) || (!known && is_agent_cmdline(&cmdline)) {
                 agents.insert(pid);
             }
+            if (known && self.ssh.contains(&pid)) || (!known && is_ssh_cmdline(&cmdline)) {
+                ssh.insert(pid);
+            }
             alive.insert(pid, cmdline);
         }
         self.cmdlines = alive;
+        self.ssh_changed = ssh != self.ssh;
+        self.ssh = ssh;
         let changed = agents != self.agents;
         self.agents = agents;
         changed
@@ -674,6 +752,8 @@ mod tests {
             pushed: BTreeMap::new(),
             watched: BTreeSet::new(),
             processes: ProcessScan::default(),
+            origin: Origin::Here,
+            links: None,
         };
         session.track(&transcript);
         (session, transcript)

@@ -1,0 +1,140 @@
+"""Agents on another machine, in a real zellij, against a real sshd on
+127.0.0.1 (issue 46): a pane runs `ssh devbox …`; the session's watcher
+opens one `ssh … turnstile relay` link per machine and posts what the
+remote relay reports, for that pane only. Simulated agents (`turnstile
+demo-agent`) write real transcripts under the remote HOME, which the local
+side never reads: everything it knows came over the link."""
+import glob, json, os, shlex, subprocess, sys, time, unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from agent_case import segment
+from harness import Zellij, turnstile_bin, wait_for
+from sshd import Sshd
+from test_bar import demo, prompt_of
+from test_real_claude import is_confirmed_done, type_prompt
+
+SHELL = ["/bin/bash", "--norc", "--noprofile", "-i"]
+
+
+class Remote(unittest.TestCase):
+    def zellij(self, panes, control_master=False, **kw):
+        z = Zellij(panes, before_start=lambda z: self.start_sshd(z, control_master), **kw)
+        self.addCleanup(self.sshd.close)
+        return z
+
+    def start_sshd(self, z, control_master):
+        self.sshd = Sshd(z.dir, control_master=control_master)
+
+    def remote(self, name, script, turns, listen=False, kind="claude"):
+        """A pane command: `ssh -t devbox turnstile demo-agent …`."""
+        agent = ["turnstile"] + demo(name, script, pace=0.4, turns=turns, listen=listen, kind=kind)[1:]
+        return self.sshd.ssh("-t", self.sshd.host, shlex.join(agent))
+
+    def remote_prompts(self):
+        """The user prompts the remote agents' transcripts hold."""
+        out = []
+        for path in glob.glob(os.path.join(self.sshd.remote_tmp, "turnstile-demo", ".claude", "projects", "*",
+                                           "*.jsonl")):
+            with open(path, errors="replace") as f:
+                for line in f:
+                    try:
+                        prompt = prompt_of(json.loads(line))
+                    except (ValueError, AttributeError):
+                        continue
+                    if prompt is not None:
+                        out.append(prompt)
+        return out
+
+    def local_prompts(self, z):
+        out = []
+        for path in glob.glob(os.path.join(z.dir, "tmp", "turnstile-demo", ".claude", "projects", "*", "*.jsonl")):
+            with open(path, errors="replace") as f:
+                for line in f:
+                    try:
+                        prompt = prompt_of(json.loads(line))
+                    except (ValueError, AttributeError):
+                        continue
+                    if prompt is not None:
+                        out.append(prompt)
+        return out
+
+    def host_report(self, z):
+        """What `turnstile status` finds on this machine."""
+        return subprocess.run([turnstile_bin(), "status", "--session", z.session, "--json"], capture_output=True,
+                              text=True, env=z.env, timeout=20).stdout
+
+    def links(self, z):
+        """The watcher's links, as `links.json` records them."""
+        paths = glob.glob(os.path.join(z.home, ".local", "state", "turnstile", "bindings", "*", "links.json"))
+        if not paths:
+            return []
+        with open(paths[0]) as f:
+            return json.load(f)
+
+    def test_a_remote_agent_is_confirmed_done_from_its_remote_transcript_and_its_answer_routed(self):
+        with self.zellij([("dst", demo("dst", "", turns=0, listen=True))], plugin_config={"flows": "far -> dst"}) as z:
+            # The remote pane's command needs the sshd the sandbox started.
+            z.action("new-pane", "--name", "far", "--", *self.remote("far", "done", 1))
+            started = time.time()
+            wait_for("a confirmed done from the remote transcript", lambda: is_confirmed_done(segment(z, "far")),
+                     timeout=60)
+            self.done_after = time.time() - started
+            wait_for("the remote answer routed to the local pane",
+                     lambda: any("far" in p for p in self.local_prompts(z)), timeout=30)
+            self.assertEqual([(l["host"], l["state"]) for l in self.links(z)], [("devbox", "up")])
+            far, dst = z.pane_id("far"), z.pane_id("dst")
+            local = json.loads(self.host_report(z))["panes"]
+            self.assertTrue([p for p in local if p["pane"] == dst and p.get("agent")], f"the local one is: {local}")
+            self.assertFalse([p for p in local if p["pane"] == far and p.get("agent")],
+                             f"this machine's look at /proc leaves the remote agent to its relay: {local}")
+
+    def test_two_remote_agents_through_one_control_master_each_on_its_own_pane(self):
+        with self.zellij([("dst", demo("dst", "", turns=0, listen=True))], control_master=True) as z:
+            z.action("new-pane", "--name", "r1", "--", *self.remote("r1", "done", 1))
+            wait_for("r1 done", lambda: is_confirmed_done(segment(z, "r1")), timeout=60)
+            z.action("new-pane", "--name", "r2", "--", *self.remote("r2", "wait", 1))
+            wait_for("r2 waiting", lambda: "waiting" in segment(z, "r2"), timeout=60)
+            self.assertTrue(is_confirmed_done(segment(z, "r1")), f"r1 keeps its own state: {z.bar()}")
+            masters = subprocess.run(["pgrep", "-f", f"ssh: {self.sshd.dir}/cm-"], capture_output=True,
+                                     text=True).stdout.split()
+            self.assertEqual(len(masters), 1, "one ControlMaster carries both panes (and the link)")
+
+    def test_an_agent_typed_into_a_remote_shell_after_the_bar_is_up_is_found(self):
+        with self.zellij([("dst", demo("dst", "", turns=0, listen=True))]) as z:
+            z.action("new-pane", "--name", "box", "--", *self.sshd.ssh("-t", self.sshd.host, "bash --norc -i"))
+            wait_for("the remote shell", lambda: "bash" in z.screen() or "$" in z.screen(), timeout=30)
+            time.sleep(1)
+            self.assertEqual(segment(z, "box"), "", "a remote shell is no agent")
+            agent = demo("box", "done", pace=0.4, turns=1, kind="codex")
+            type_prompt(z, "box", shlex.join(["turnstile"] + agent[1:]))
+            wait_for("a confirmed done of the codex typed there", lambda: is_confirmed_done(segment(z, "box")),
+                     timeout=60)
+
+    def test_a_flow_from_a_local_agent_reaches_a_remote_one(self):
+        with self.zellij([("src", demo("src", "done", turns=1))], plugin_config={"flows": "src -> far"}) as z:
+            z.action("new-pane", "--name", "far", "--", *self.remote("far", "", 0, listen=True))
+            wait_for("far in the bar", lambda: segment(z, "far"), timeout=60)
+            wait_for("the local answer typed into the remote agent",
+                     lambda: any("src" in p for p in self.remote_prompts()), timeout=60)
+
+    def test_a_cut_link_falls_back_to_the_screen_says_so_and_a_reconnect_restores_the_truth(self):
+        with self.zellij([("dst", demo("dst", "", turns=0, listen=True))]) as z:
+            z.action("new-pane", "--name", "far", "--", *self.remote("far", "done", 1))
+            wait_for("a confirmed done", lambda: is_confirmed_done(segment(z, "far")), timeout=60)
+            self.sshd.stop_listening()
+            cut = time.time()
+            self.assertTrue(self.sshd.cut_relay_links(), "a relay ran")
+            samples = []
+            wait_for("link lost in the bar", lambda: samples.append(segment(z, "far")) or "link lost" in samples[-1],
+                     timeout=20)
+            lost_after = time.time() - cut
+            self.assertFalse(is_confirmed_done(samples[-1]), f"the screen only: {samples[-1]}")
+            self.sshd.start()
+            wait_for("the truth back", lambda: samples.append(segment(z, "far")) or is_confirmed_done(samples[-1]),
+                     timeout=60)
+            self.assertNotIn("link lost", samples[-1])
+            print(f"\nlink loss seen in the bar after {lost_after:.1f}s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
