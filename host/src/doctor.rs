@@ -2,7 +2,8 @@
 //! what it found and, when something is wrong, the one command that fixes
 //! it: zellij's release, the plugin file against this build, its granted
 //! permissions, the layout plain `zellij` uses, each agent's hooks, and per
-//! live session its watcher and how each agent pane is bound.
+//! live session its watcher, how each agent pane is bound, and each link to
+//! another machine's relay (`links.json`, the watcher's record).
 
 use crate::setup::edits::{self, LAYOUT_NAME};
 use crate::zellij::{self, Zellij, ZellijPaths};
@@ -48,6 +49,8 @@ pub struct SessionCheck {
     pub watcher: bool,
     /// Its agent panes.
     pub panes: Vec<PaneCheck>,
+    /// Its links to relays on other machines, as its watcher records them.
+    pub links: Vec<crate::link::LinkRecord>,
 }
 
 /// Everything doctor found.
@@ -243,6 +246,9 @@ fn live_sessions(zellij: &Zellij) -> Vec<SessionCheck> {
             name: name.to_owned(),
             watcher: spool::watcher_runs(name).unwrap_or(false),
             panes: session_panes(name),
+            links: spool::state_folder(name)
+                .map(|folder| crate::link::recorded(&folder))
+                .unwrap_or_default(),
         })
         .collect()
 }
@@ -296,6 +302,14 @@ pub fn table(d: &Diagnosis) -> String {
                 p.binding,
                 p.sources.join(", ")
             );
+        }
+        for l in &s.links {
+            let why = if l.why.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", l.why)
+            };
+            out += &format!("    link to {:<12} {}{why}: ssh {}\n", l.host, l.state, l.link);
         }
     }
     out += if d.ok {

@@ -203,7 +203,7 @@ impl Drop for Links {
 }
 
 /// One link as `links.json` says it.
-#[derive(Debug, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct LinkRecord {
     /// The machine.
     pub host: String,

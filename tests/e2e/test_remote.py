@@ -8,7 +8,7 @@ import glob, json, os, shlex, subprocess, sys, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agent_case import segment
-from harness import Zellij, turnstile_bin, wait_for
+from harness import Zellij, turnstile_bin, wait_for, zellij_bin
 from sshd import Sshd
 from test_bar import demo, prompt_of
 from test_real_claude import is_confirmed_done, type_prompt
@@ -82,6 +82,10 @@ class Remote(unittest.TestCase):
             wait_for("the remote answer routed to the local pane",
                      lambda: any("far" in p for p in self.local_prompts(z)), timeout=30)
             self.assertEqual([(l["host"], l["state"]) for l in self.links(z)], [("devbox", "up")])
+            env = {**z.env, "PATH": os.path.dirname(zellij_bin()) + ":" + z.env["PATH"]}
+            doctor = subprocess.run([turnstile_bin(), "doctor"], env=env, capture_output=True, text=True,
+                                    timeout=60).stdout
+            self.assertRegex(doctor, rf"session {z.session}:.*\n(.*\n)*    link to devbox\s+up: ssh ", doctor)
             far, dst = z.pane_id("far"), z.pane_id("dst")
             local = json.loads(self.host_report(z))["panes"]
             self.assertTrue([p for p in local if p["pane"] == dst and p.get("agent")], f"the local one is: {local}")
