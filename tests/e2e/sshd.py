@@ -22,14 +22,15 @@ class Sshd:
 
     host = "devbox"
 
-    def __init__(self, folder, control_master=False):
+    def __init__(self, folder, control_master=False, install=True, config=None):
         self.dir = os.path.join(folder, "sshd")
         self.remote_home = os.path.join(self.dir, "remote-home")
         self.remote_tmp = os.path.join(self.dir, "remote-tmp")
         for d in (self.dir, os.path.join(self.remote_home, ".local", "bin"), self.remote_tmp):
             os.makedirs(d, exist_ok=True)
         os.chmod(self.dir, 0o700)
-        os.symlink(turnstile_bin(), os.path.join(self.remote_home, ".local", "bin", "turnstile"))
+        if install:
+            os.symlink(turnstile_bin(), os.path.join(self.remote_home, ".local", "bin", "turnstile"))
         self.port = free_port()
         key = os.path.join(self.dir, "id")
         for path in (os.path.join(self.dir, "host_key"), key):
@@ -43,7 +44,8 @@ class Sshd:
                     "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
                     "PermitRootLogin prohibit-password\nAcceptEnv ZELLIJ_*\nPrintMotd no\nLogLevel VERBOSE\n"
                     f"SetEnv HOME={self.remote_home} TMPDIR={self.remote_tmp} PATH={path}\n")
-        self.config = os.path.join(self.dir, "ssh_config")
+        self.config = config or os.path.join(self.dir, "ssh_config")
+        os.makedirs(os.path.dirname(self.config), mode=0o700, exist_ok=True)
         master = (f"  ControlMaster auto\n  ControlPath {self.dir}/cm-%C\n  ControlPersist 60\n"
                   if control_master else "")
         with open(self.config, "w") as f:

@@ -4,7 +4,7 @@ opens one `ssh … turnstile relay` link per machine and posts what the
 remote relay reports, for that pane only. Simulated agents (`turnstile
 demo-agent`) write real transcripts under the remote HOME, which the local
 side never reads: everything it knows came over the link."""
-import glob, json, os, shlex, subprocess, sys, time, unittest
+import glob, json, os, shlex, shutil, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agent_case import segment
@@ -138,6 +138,52 @@ class Remote(unittest.TestCase):
                      timeout=60)
             self.assertNotIn("link lost", samples[-1])
             print(f"\nlink loss seen in the bar after {lost_after:.1f}s", file=sys.stderr)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+class RemoteSetup(unittest.TestCase):
+    """`turnstile setup --remote HOST` against the same real sshd, from a
+    fresh HOME whose ssh config is the user's own."""
+
+    def test_setup_remote_copies_installs_hooks_sends_the_ids_and_undo_takes_it_all_back(self):
+        folder = tempfile.mkdtemp(prefix="turnstile-e2e-setup-remote-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        home = os.path.join(folder, "home")
+        config = os.path.join(home, ".ssh", "config")
+        sshd = Sshd(folder, install=False, config=config)
+        self.addCleanup(sshd.close)
+        users = read(config)
+        os.makedirs(os.path.join(sshd.remote_home, ".claude"))  # Claude Code there
+        env = {**os.environ, "HOME": home, "TURNSTILE_SSH": f"ssh -F {config}"}
+        run = lambda *args: subprocess.run([turnstile_bin(), "setup", *args], env=env, capture_output=True,
+                                           text=True, timeout=120)
+        dry = run("--remote", sshd.host, "--dry-run")
+        self.assertEqual(dry.returncode, 0, dry.stderr)
+        self.assertIn("copy turnstile", dry.stdout)
+        self.assertEqual(read(config), users, "a dry run writes nothing")
+        done = run("--remote", sshd.host, "--yes")
+        self.assertEqual(done.returncode, 0, done.stderr + done.stdout)
+        copy = os.path.join(sshd.remote_home, ".local", "bin", "turnstile")
+        with open(copy, "rb") as a, open(turnstile_bin(), "rb") as b:
+            self.assertTrue(a.read() == b.read(), "the same binary there")
+        self.assertTrue(os.access(copy, os.X_OK))
+        with open(os.path.join(sshd.remote_home, ".claude", "settings.json")) as f:
+            self.assertIn("turnstile", f.read(), "Claude Code's hooks there")
+        edited = read(config)
+        self.assertIn("SendEnv ZELLIJ_PANE_ID ZELLIJ_SESSION_NAME", edited)
+        self.assertTrue(edited.endswith(users), "the user's own lines kept")
+        self.assertIn("sshd takes the pane's ids", done.stdout)
+        again = run("--remote", sshd.host, "--dry-run")
+        self.assertIn("(this version)", again.stdout, "a second run copies nothing")
+        undone = run("--remote", sshd.host, "--undo", "--yes")
+        self.assertEqual(undone.returncode, 0, undone.stderr + undone.stdout)
+        self.assertFalse(os.path.exists(copy), undone.stdout)
+        self.assertFalse(os.path.exists(os.path.join(sshd.remote_home, ".claude", "settings.json")), undone.stdout)
+        self.assertEqual(read(config), users, "the ssh config byte for byte")
 
 
 if __name__ == "__main__":

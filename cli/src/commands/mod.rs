@@ -114,6 +114,15 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Ready another machine for agents the bar follows over ssh: copy
+        /// this turnstile there, install its agents' hooks there, send the
+        /// pane's ids (SendEnv in ~/.ssh/config). With --undo, take it back.
+        #[arg(long, value_name = "HOST", conflicts_with = "hooks_only")]
+        remote: Option<String>,
+        /// Only install the hooks of the agents found (what --remote runs on
+        /// the other machine, where no zellij runs).
+        #[arg(long)]
+        hooks_only: bool,
     },
     /// Say why the bar shows `✓?`, or nothing: zellij, the plugin, the
     /// layout, each agent's hooks, each live session. Exit 1 when something
@@ -359,11 +368,15 @@ pub fn run() -> i32 {
             dry_run,
             undo,
             json,
+            remote,
+            hooks_only,
         } => setup::run(&setup::SetupOptions {
             yes,
             dry_run,
             undo,
             json,
+            remote,
+            hooks_only,
         }),
         Command::Doctor { json } => setup::doctor(json),
         Command::Demo => demo(),

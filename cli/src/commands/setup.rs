@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 use serde_json::json;
 use std::io::{self, BufRead, IsTerminal, Write};
 use turnstile_host::doctor;
-use turnstile_host::setup::{self, Action, Plan};
+use turnstile_host::setup::{self, remote, Action, Plan};
 
 /// What `setup` was asked.
 pub struct SetupOptions {
@@ -17,6 +17,10 @@ pub struct SetupOptions {
     pub undo: bool,
     /// JSON instead of lines.
     pub json: bool,
+    /// Ready this other machine instead (`--remote HOST`).
+    pub remote: Option<String>,
+    /// Only the hooks of the agents found.
+    pub hooks_only: bool,
 }
 
 fn env(name: &str) -> Option<String> {
@@ -25,10 +29,17 @@ fn env(name: &str) -> Option<String> {
 
 /// Runs `setup`; exit code 0 when done (or nothing to do).
 pub fn run(options: &SetupOptions) -> Result<i32> {
+    if let Some(host) = &options.remote {
+        return remote(options, host);
+    }
     if options.undo {
         return undo(options);
     }
-    let plan = setup::plan(&env)?;
+    let (plan, apply): (fn(setup::Env) -> turnstile_host::error::Result<Plan>, _) = match options.hooks_only {
+        true => (setup::plan_hooks, setup::apply_hooks as fn(setup::Env) -> _),
+        false => (setup::plan, setup::apply as fn(setup::Env) -> _),
+    };
+    let plan = plan(&env)?;
     if options.dry_run || plan.is_empty() {
         print_plan(
             &plan,
@@ -45,9 +56,64 @@ pub fn run(options: &SetupOptions) -> Result<i32> {
         print_plan(&plan, false, "to be written");
         confirm("Write these files?")?;
     }
-    let done = setup::apply(&env)?;
-    print_plan(&done, options.json, "done: start `zellij` and the bar is in every tab");
+    let done = apply(&env)?;
+    let verdict = match options.hooks_only {
+        true => "done: the hooks are in",
+        false => "done: start `zellij` and the bar is in every tab",
+    };
+    print_plan(&done, options.json, verdict);
     Ok(0)
+}
+
+/// `setup --remote HOST` (and its `--undo`).
+fn remote(options: &SetupOptions, host: &str) -> Result<i32> {
+    if options.undo {
+        if !options.yes && !options.dry_run {
+            for step in remote::undo(&env, host, true)? {
+                println!("  {step}");
+            }
+            confirm("Undo these?")?;
+        }
+        let steps = remote::undo(&env, host, options.dry_run)?;
+        print_steps(&steps, options.json, options.dry_run);
+        return Ok(0);
+    }
+    let plan = remote::plan(&env, host)?;
+    let copy = match (&plan.installed, plan.copy) {
+        (_, true) => format!("copy {} to {host}:{}", plan.version, remote::REMOTE_BINARY),
+        (Some(there), false) => format!("keep {there} on {host} (this version)"),
+        (None, false) => String::new(),
+    };
+    let lines = [
+        format!("{host}: {}", plan.system),
+        copy,
+        format!("install the hooks of the agents found on {host} (`turnstile setup --hooks-only` there)"),
+        format!(
+            "{}: send the pane's ids to {host} (SendEnv, a block at the top)",
+            plan.ssh_config.display()
+        ),
+    ];
+    if options.dry_run || !options.yes {
+        if options.json {
+            println!("{}", json!({ "status": "dry run: nothing written", "plan": plan }));
+        } else {
+            lines.iter().filter(|l| !l.is_empty()).for_each(|l| println!("  {l}"));
+        }
+        if options.dry_run {
+            return Ok(0);
+        }
+        confirm("Do this?")?;
+    }
+    let steps = remote::apply(&env, &plan)?;
+    print_steps(&steps, options.json, false);
+    Ok(0)
+}
+
+fn print_steps(steps: &[String], as_json: bool, dry_run: bool) {
+    match as_json {
+        true => println!("{}", json!({ "dry_run": dry_run, "steps": steps })),
+        false => steps.iter().for_each(|s| println!("  {s}")),
+    }
 }
 
 fn undo(options: &SetupOptions) -> Result<i32> {
@@ -82,7 +148,10 @@ fn print_plan(plan: &Plan, as_json: bool, verdict: &str) {
         println!("{}", json!({ "status": verdict, "plan": plan }));
         return;
     }
-    println!("turnstile setup: the bar in the layout {:?}", plan.base_layout);
+    match plan.base_layout.is_empty() {
+        true => println!("turnstile setup --hooks-only: the hooks of the agents found"),
+        false => println!("turnstile setup: the bar in the layout {:?}", plan.base_layout),
+    }
     for change in &plan.changes {
         let action = match change.action {
             Action::Create => "create",

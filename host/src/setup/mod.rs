@@ -15,6 +15,7 @@
 
 pub mod edits;
 pub mod journal;
+pub mod remote;
 
 use crate::error::{Context, Result};
 use crate::zellij::{self, Zellij, ZellijPaths};
@@ -142,7 +143,22 @@ pub fn plan(var: Env) -> Result<Plan> {
         configured.into_bytes(),
         0o644,
     )?);
-    let (mut agents, mut notes) = (Vec::new(), Vec::new());
+    let hooks = plan_hooks(var)?;
+    changes.extend(hooks.changes);
+    Ok(Plan {
+        changes,
+        base_layout,
+        agents: hooks.agents,
+        notes: hooks.notes,
+        base_named,
+    })
+}
+
+/// Plans a run that installs only the hooks of the agents found: what
+/// `setup --remote` runs on the other machine (`setup --hooks-only`), where
+/// no zellij runs. `--undo` there puts them back.
+pub fn plan_hooks(var: Env) -> Result<Plan> {
+    let (mut changes, mut agents, mut notes) = (Vec::new(), Vec::new(), Vec::new());
     for kind in agents_found(var) {
         match hooks::planned(kind) {
             Ok((target, original, text)) => {
@@ -160,15 +176,24 @@ pub fn plan(var: Env) -> Result<Plan> {
     }
     Ok(Plan {
         changes,
-        base_layout,
+        base_layout: String::new(),
         agents,
         notes,
-        base_named,
+        base_named: None,
     })
 }
 
 /// Plans and applies a run under setup's lock; returns what it did.
 pub fn apply(var: Env) -> Result<Plan> {
+    apply_planned(var, plan)
+}
+
+/// [`apply`] for [`plan_hooks`].
+pub fn apply_hooks(var: Env) -> Result<Plan> {
+    apply_planned(var, plan_hooks)
+}
+
+fn apply_planned(var: Env, plan: fn(Env) -> Result<Plan>) -> Result<Plan> {
     let data = zellij::data_dir(var)?;
     let _lock = lock(&data)?;
     let plan = plan(var)?;
