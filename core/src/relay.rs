@@ -126,6 +126,27 @@ fn parse(line: &[u8]) -> Result<RelayMessage, LineFault> {
     })
 }
 
+/// The bit that marks a pane id a relay made up for an agent whose
+/// environment names no pane (its machine's sshd dropped `ZELLIJ_*`): the
+/// rest says its `SSH_CLIENT` address and port ([`client_pane`]).
+pub const CLIENT_PANE: u32 = 1 << 31;
+
+/// The made-up pane id of an agent that came in from `address` (its
+/// `SSH_CLIENT`'s first two words: `127.0.0.1 54321`): the local watcher
+/// finds the one pane whose `ssh` has that source address and port. `None`
+/// for what is no address and port.
+pub fn client_pane(address: &str, port: &str) -> Option<u32> {
+    let address: std::net::IpAddr = address.trim().parse().ok()?;
+    let port: u16 = port.trim().parse().ok()?;
+    // FNV-1a of the address's canonical text, folded to 15 bits.
+    let hash = address
+        .to_string()
+        .bytes()
+        .fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+    let folded = (hash ^ (hash >> 15) ^ (hash >> 30)) & 0x7fff;
+    Some(CLIENT_PANE | (folded << 16) | u32::from(port))
+}
+
 /// What the local watcher keeps of one relay: the local panes that may
 /// speak through it (those whose `ssh` reaches its machine), and the agent
 /// each one reported, to say so when the link is lost.
@@ -133,6 +154,9 @@ fn parse(line: &[u8]) -> Result<RelayMessage, LineFault> {
 pub struct RemotePanes {
     host: String,
     trusted: BTreeSet<u32>,
+    /// Made-up pane ids ([`client_pane`]) of this machine's panes' `ssh`
+    /// connections, to the pane.
+    clients: BTreeMap<u32, u32>,
     reported: BTreeMap<u32, AgentBinding>,
     /// Panes reported before the link came back, not yet again.
     stale: BTreeSet<u32>,
@@ -152,6 +176,15 @@ impl RemotePanes {
     /// empty report for each pane it reported that no longer does (its
     /// `ssh` exited: so did the agent, for this session).
     pub fn trust(&mut self, panes: BTreeSet<u32>) -> Vec<PaneReport> {
+        self.trust_clients(panes, BTreeMap::new())
+    }
+
+    /// [`RemotePanes::trust`], with the made-up pane ids ([`client_pane`])
+    /// of the panes' own direct connections: a report for one of them is
+    /// that pane's. (Under a ControlMaster or a ProxyJump no pane's process
+    /// holds the connection: such an agent shows its screen only.)
+    pub fn trust_clients(&mut self, panes: BTreeSet<u32>, clients: BTreeMap<u32, u32>) -> Vec<PaneReport> {
+        self.clients = clients.into_iter().filter(|(_, pane)| panes.contains(pane)).collect();
         self.trusted = panes;
         let gone: Vec<u32> = self
             .reported
@@ -213,6 +246,9 @@ impl RemotePanes {
     }
 
     fn take(&mut self, mut report: PaneReport, hook: bool) -> Option<(PaneReport, bool)> {
+        if report.pane & CLIENT_PANE != 0 {
+            report.pane = *self.clients.get(&report.pane)?;
+        }
         if !self.trusted.contains(&report.pane) {
             return None; // a pane this machine's ssh does not run
         }
@@ -429,5 +465,37 @@ mod tests {
         let gone = relay.trust(BTreeSet::new());
         assert_eq!((gone.len(), gone[0].agent.is_none()), (1, true));
         assert!(relay.lost().is_empty());
+    }
+
+    #[test]
+    fn an_agent_that_names_no_pane_is_its_direct_connections_pane_and_no_other() {
+        let client = client_pane("127.0.0.1", "54321").unwrap();
+        assert_ne!(client, client_pane("127.0.0.2", "54321").unwrap());
+        assert_eq!(
+            client_pane("::1", "22"),
+            client_pane("0:0:0:0:0:0:0:1", "22"),
+            "one text per address"
+        );
+        assert_eq!(client_pane("box", "22"), None);
+        let mut relay = RemotePanes::new("gpu");
+        relay.trust_clients(BTreeSet::from([3, 4]), BTreeMap::from([(client, 4)]));
+        relay.hear(hello()).unwrap();
+        let RelayMessage::Report { mut report, hook } = agent_report(0) else {
+            unreachable!()
+        };
+        report.pane = client;
+        let taken = relay
+            .hear(RelayMessage::Report {
+                report: report.clone(),
+                hook,
+            })
+            .unwrap();
+        assert_eq!(taken[0].0.pane, 4);
+        report.pane = client_pane("127.0.0.1", "1111").unwrap();
+        assert_eq!(
+            relay.hear(RelayMessage::Report { report, hook }),
+            Ok(vec![]),
+            "no pane has that connection"
+        );
     }
 }

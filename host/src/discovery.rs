@@ -113,10 +113,11 @@ fn agent_process(pid: u32, session: &str, origin: Origin) -> Option<AgentProcess
     let argv = split_nul(&fs::read(proc_dir.join("cmdline")).ok()?);
     let kind = AgentKind::of_argv(&argv)?;
     let env = environment(pid)?;
-    let pane = pane_of(&env, session)?;
-    if origin == Origin::Here && came_over_ssh(&env) {
-        return None;
-    }
+    let pane = match origin {
+        Origin::Here if came_over_ssh(&env) => return None,
+        Origin::Here => pane_of(&env, session)?,
+        Origin::Anywhere => pane_of(&env, session).or_else(|| client_of(&env))?,
+    };
     let var = |name: &str| env.get(name).cloned();
     let home = match simulated_home(&argv, &env, kind) {
         Some(home) => home,
@@ -166,6 +167,18 @@ fn pane_of(env: &BTreeMap<String, String>, session: &str) -> Option<u32> {
     env.get("ZELLIJ_PANE_ID")?.trim().parse().ok()
 }
 
+/// The made-up pane of an agent whose environment names no zellij session
+/// (its sshd dropped `ZELLIJ_*`) but the `ssh` client it came in from
+/// (`SSH_CLIENT`): the session's watcher finds the pane whose `ssh` has
+/// that source ([`turnstile_core::relay::client_pane`]).
+fn client_of(env: &BTreeMap<String, String>) -> Option<u32> {
+    if env.contains_key("ZELLIJ_SESSION_NAME") {
+        return None; // another session's
+    }
+    let mut words = env.get("SSH_CLIENT")?.split_whitespace();
+    turnstile_core::relay::client_pane(words.next()?, words.next()?)
+}
+
 /// True when a process came in over an `ssh` connection this one did not.
 fn came_over_ssh(env: &BTreeMap<String, String>) -> bool {
     let ours = std::env::var("SSH_CONNECTION").ok();
@@ -173,11 +186,23 @@ fn came_over_ssh(env: &BTreeMap<String, String>) -> bool {
         .is_some_and(|theirs| Some(theirs) != ours.as_ref())
 }
 
+/// The `ssh` sessions to one machine that a session's panes run.
+#[derive(Debug, Clone)]
+pub struct SshSessions {
+    /// The first pane's command.
+    pub command: SshCommand,
+    /// The panes that run it.
+    pub panes: BTreeSet<u32>,
+    /// The made-up pane id of each of their own TCP connections' source
+    /// ([`turnstile_core::relay::client_pane`]), to the pane.
+    pub clients: BTreeMap<u32, u32>,
+}
+
 /// The `ssh` sessions session `session`'s panes run, by link
-/// ([`SshCommand::link_key`]): the command and the panes that run it.
-/// `pids` are the processes to look at (the `ssh` ones a scan found).
-pub fn find_ssh_sessions(session: &str, pids: &BTreeSet<u32>) -> BTreeMap<String, (SshCommand, BTreeSet<u32>)> {
-    let mut found: BTreeMap<String, (SshCommand, BTreeSet<u32>)> = BTreeMap::new();
+/// ([`SshCommand::link_key`]). `pids` are the processes to look at (the
+/// `ssh` ones a scan found).
+pub fn find_ssh_sessions(session: &str, pids: &BTreeSet<u32>) -> BTreeMap<String, SshSessions> {
+    let mut found: BTreeMap<String, SshSessions> = BTreeMap::new();
     for &pid in pids {
         let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else {
             continue;
@@ -191,10 +216,71 @@ pub fn find_ssh_sessions(session: &str, pids: &BTreeSet<u32>) -> BTreeMap<String
         let Some(pane) = pane_of(&env, session) else {
             continue;
         };
-        let entry = found.entry(ssh.link_key()).or_insert_with(|| (ssh, BTreeSet::new()));
-        entry.1.insert(pane);
+        let entry = found.entry(ssh.link_key()).or_insert_with(|| SshSessions {
+            command: ssh,
+            panes: BTreeSet::new(),
+            clients: BTreeMap::new(),
+        });
+        entry.panes.insert(pane);
+        for (address, port) in tcp_sources(pid) {
+            if let Some(client) = turnstile_core::relay::client_pane(&address.to_string(), &port.to_string()) {
+                entry.clients.insert(client, pane);
+            }
+        }
     }
     found
+}
+
+/// The source address and port of each TCP connection process `pid` holds.
+fn tcp_sources(pid: u32) -> Vec<(std::net::IpAddr, u16)> {
+    let Ok(fds) = fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return Vec::new();
+    };
+    let inodes: BTreeSet<String> = fds
+        .flatten()
+        .filter_map(|fd| fs::read_link(fd.path()).ok())
+        .filter_map(|link| {
+            let link = link.to_str()?;
+            Some(link.strip_prefix("socket:[")?.strip_suffix(']')?.to_owned())
+        })
+        .collect();
+    if inodes.is_empty() {
+        return Vec::new();
+    }
+    let mut sources = Vec::new();
+    for table in ["tcp", "tcp6"] {
+        let Ok(text) = fs::read_to_string(format!("/proc/{pid}/net/{table}")) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.len() > 9 && inodes.contains(fields[9]) {
+                sources.extend(parse_socket_address(fields[1]));
+            }
+        }
+    }
+    sources
+}
+
+/// `0100007F:D431` (/proc/net/tcp: the address in the kernel's byte order,
+/// the port in hex) as an address and port.
+fn parse_socket_address(text: &str) -> Option<(std::net::IpAddr, u16)> {
+    let (address, port) = text.split_once(':')?;
+    let port = u16::from_str_radix(port, 16).ok()?;
+    let words: Vec<u32> = (0..address.len() / 8)
+        .map(|i| u32::from_str_radix(address.get(i * 8..i * 8 + 8)?, 16).ok())
+        .collect::<Option<_>>()?;
+    let address = match words.as_slice() {
+        [v4] => std::net::IpAddr::from(v4.to_le_bytes()),
+        [a, b, c, d] => {
+            let bytes: Vec<u8> = [a, b, c, d].iter().flat_map(|w| w.to_le_bytes()).collect();
+            let v6 = std::net::Ipv6Addr::from(<[u8; 16]>::try_from(bytes).ok()?);
+            v6.to_ipv4_mapped()
+                .map_or(std::net::IpAddr::V6(v6), std::net::IpAddr::V4)
+        }
+        _ => return None,
+    };
+    Some((address, port))
 }
 
 /// True when a command line (NUL-separated) runs an `ssh` session.
@@ -209,4 +295,32 @@ fn split_nul(bytes: &[u8]) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(|s| String::from_utf8_lossy(s).into_owned())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn socket_addresses_read_as_the_kernel_writes_them() {
+        let v4 = parse_socket_address("0100007F:D431").unwrap();
+        assert_eq!((v4.0.to_string(), v4.1), ("127.0.0.1".to_owned(), 54321));
+        let mapped = parse_socket_address("0000000000000000FFFF00000100007F:0016").unwrap();
+        assert_eq!(mapped.0.to_string(), "127.0.0.1", "an IPv4 address on an IPv6 socket");
+        let v6 = parse_socket_address("00000000000000000000000001000000:0016").unwrap();
+        assert_eq!(v6.0.to_string(), "::1");
+        assert_eq!(parse_socket_address("zz:1"), None);
+    }
+
+    #[test]
+    fn this_process_own_connection_is_found_by_its_source() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let stream = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let source = stream.local_addr().unwrap();
+        let found = tcp_sources(std::process::id());
+        assert!(
+            found.contains(&(source.ip(), source.port())),
+            "{found:?} lacks {source}"
+        );
+    }
 }

@@ -13,7 +13,7 @@
 //! The links' states are written to `links.json` in the session's private
 //! folder, for `turnstile doctor`.
 
-use super::discovery::LINK_MARK;
+use super::discovery::{SshSessions, LINK_MARK};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read};
@@ -90,6 +90,8 @@ pub struct Links {
     opened: u64,
     /// `links.json` in the session's private folder.
     record: PathBuf,
+    /// What it says now.
+    recorded: Vec<u8>,
 }
 
 /// What the links ask the watcher to post: reports, each with whether a
@@ -105,12 +107,15 @@ impl Links {
             links: BTreeMap::new(),
             opened: 0,
             record: state_folder.join("links.json"),
+            recorded: Vec::new(),
         }
     }
 
     /// Follows the `ssh` sessions the panes run now: a link opens for a new
-    /// machine and closes when no pane reaches it any more.
-    pub fn follow(&mut self, sessions: BTreeMap<String, (SshCommand, BTreeSet<u32>)>) -> Posts {
+    /// machine and closes when no pane reaches it any more (each second
+    /// while there are links: a pane's connection is made after its `ssh`
+    /// starts).
+    pub fn follow(&mut self, sessions: BTreeMap<String, SshSessions>) -> Posts {
         let mut posts = Posts::new();
         let gone: Vec<String> = self
             .links
@@ -124,9 +129,10 @@ impl Links {
                 link.stop();
             }
         }
-        for (key, (ssh, panes)) in sessions {
-            let link = self.links.entry(key).or_insert_with(|| Link::new(ssh));
-            posts.extend(link.panes.trust(panes).into_iter().map(|r| (r, false)));
+        for (key, found) in sessions {
+            let link = self.links.entry(key).or_insert_with(|| Link::new(found.command));
+            let gone = link.panes.trust_clients(found.panes, found.clients);
+            posts.extend(gone.into_iter().map(|r| (r, false)));
         }
         self.open_due();
         self.write_record();
@@ -184,12 +190,15 @@ impl Links {
         opened
     }
 
-    fn write_record(&self) {
+    /// Writes `links.json` when what it says changed.
+    fn write_record(&mut self) {
         let records: Vec<LinkRecord> = self.links.values().map(Link::record).collect();
         let Ok(json) = serde_json::to_vec_pretty(&records) else {
             return;
         };
-        let _ = super::files::write_atomic(&self.record, &json, 0o600);
+        if json != self.recorded && super::files::write_atomic(&self.record, &json, 0o600).is_ok() {
+            self.recorded = json;
+        }
     }
 }
 

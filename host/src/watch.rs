@@ -299,7 +299,8 @@ pub fn serve(
                 changes.rebind = true;
             }
             changes.rebind |= state.processes.changed();
-            state.follow_links(state.processes.ssh_changed);
+            let follow = state.processes.ssh_changed || state.links.as_ref().is_some_and(Links::any);
+            state.follow_links(follow);
             // A safety net under inotify: panes still without a transcript
             // are looked up again each second, and logs kept in a database
             // read again (a read that met a lock waits for no other change).

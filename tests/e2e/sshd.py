@@ -22,7 +22,7 @@ class Sshd:
 
     host = "devbox"
 
-    def __init__(self, folder, control_master=False, install=True, config=None):
+    def __init__(self, folder, control_master=False, install=True, config=None, accept_env=True):
         self.dir = os.path.join(folder, "sshd")
         self.remote_home = os.path.join(self.dir, "remote-home")
         self.remote_tmp = os.path.join(self.dir, "remote-tmp")
@@ -42,8 +42,9 @@ class Sshd:
             f.write(f"Port {self.port}\nListenAddress 127.0.0.1\nHostKey {self.dir}/host_key\n"
                     f"PidFile {self.dir}/sshd.pid\nAuthorizedKeysFile {self.dir}/authorized_keys\n"
                     "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
-                    "PermitRootLogin prohibit-password\nAcceptEnv ZELLIJ_*\nPrintMotd no\nLogLevel VERBOSE\n"
-                    f"SetEnv HOME={self.remote_home} TMPDIR={self.remote_tmp} PATH={path}\n")
+                    "PermitRootLogin prohibit-password\nPrintMotd no\nLogLevel VERBOSE\n"
+                    + ("AcceptEnv ZELLIJ_*\n" if accept_env else "")
+                    + f"SetEnv HOME={self.remote_home} TMPDIR={self.remote_tmp} PATH={path}\n")
         self.config = config or os.path.join(self.dir, "ssh_config")
         os.makedirs(os.path.dirname(self.config), mode=0o700, exist_ok=True)
         master = (f"  ControlMaster auto\n  ControlPath {self.dir}/cm-%C\n  ControlPersist 60\n"

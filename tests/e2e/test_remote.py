@@ -17,13 +17,13 @@ SHELL = ["/bin/bash", "--norc", "--noprofile", "-i"]
 
 
 class Remote(unittest.TestCase):
-    def zellij(self, panes, control_master=False, **kw):
-        z = Zellij(panes, before_start=lambda z: self.start_sshd(z, control_master), **kw)
+    def zellij(self, panes, control_master=False, accept_env=True, **kw):
+        z = Zellij(panes, before_start=lambda z: self.start_sshd(z, control_master, accept_env), **kw)
         self.addCleanup(self.sshd.close)
         return z
 
-    def start_sshd(self, z, control_master):
-        self.sshd = Sshd(z.dir, control_master=control_master)
+    def start_sshd(self, z, control_master, accept_env):
+        self.sshd = Sshd(z.dir, control_master=control_master, accept_env=accept_env)
 
     def remote(self, name, script, turns, listen=False, kind="claude"):
         """A pane command: `ssh -t devbox turnstile demo-agent …`."""
@@ -91,6 +91,18 @@ class Remote(unittest.TestCase):
             self.assertTrue([p for p in local if p["pane"] == dst and p.get("agent")], f"the local one is: {local}")
             self.assertFalse([p for p in local if p["pane"] == far and p.get("agent")],
                              f"this machine's look at /proc leaves the remote agent to its relay: {local}")
+
+    def test_an_sshd_that_drops_the_panes_ids_still_binds_a_direct_connections_agent_by_its_source_port(self):
+        """A default sshd accepts no `ZELLIJ_*`: the agent's `SSH_CLIENT`
+        names the source port of its pane's own ssh, and no other pane's."""
+        with self.zellij([("dst", demo("dst", "", turns=0, listen=True))], accept_env=False,
+                         plugin_config={"flows": "far -> dst"}) as z:
+            z.action("new-pane", "--name", "near", "--", *self.remote("near", "wait", 1))
+            z.action("new-pane", "--name", "far", "--", *self.remote("far", "done", 1))
+            wait_for("far confirmed done, bound by its port", lambda: is_confirmed_done(segment(z, "far")), timeout=60)
+            wait_for("near waiting", lambda: "waiting" in segment(z, "near"), timeout=60)
+            self.assertTrue(is_confirmed_done(segment(z, "far")), f"each its own state: {z.bar()}")
+            wait_for("far's answer routed", lambda: any("far" in p for p in self.local_prompts(z)), timeout=30)
 
     def test_two_remote_agents_through_one_control_master_each_on_its_own_pane(self):
         with self.zellij([("dst", demo("dst", "", turns=0, listen=True))], control_master=True) as z:
