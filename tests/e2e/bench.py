@@ -68,25 +68,30 @@ def run_banner(turns):
 
 
 def transcript_latency(turns, watcher=True):
-    lat = []
     config = None if watcher else {"watcher": "off"}
     with Zellij([("quiet", [turnstile_bin(), "demo-agent", "--name", "quiet", "--turns", "0"])],
                 plugin_config=config) as z:
         files = wait_for("agent transcript", lambda: glob.glob(os.path.join(z.dir, "tmp", "turnstile-demo", ".claude", "projects", "*", "*.jsonl")), timeout=20)
-        path = max(files, key=os.path.getmtime)
-        prompt = json.dumps({"type": "user", "message": {"role": "user", "content": "bench"}}) + "\n"
-        for n in range(turns):
-            with open(path, "a") as f:
-                f.write(prompt)
-            wait_for("working", lambda: "working" in bar_segment(z, "quiet"), timeout=10, interval=0.005)
-            answer = json.dumps({"type": "assistant", "message": {"id": f"m{n}", "role": "assistant", "content": [
-                {"type": "text", "text": f"answer {n}"}], "stop_reason": "end_turn"}}) + "\n"
-            time.sleep(0.3)
-            with open(path, "a") as f:
-                f.write(answer)
-            t0 = time.time()
-            wait_for("done", lambda: "done" in bar_segment(z, "quiet"), timeout=10, interval=0.005)
-            lat.append((time.time() - t0) * 1000)
+        return time_appended_turns(z, "quiet", max(files, key=os.path.getmtime), turns)
+
+
+def time_appended_turns(z, title, path, turns):
+    """ms from appending each turn's final answer to transcript `path` to
+    the bar's done for pane `title` (a prompt appended first: working)."""
+    lat = []
+    prompt = json.dumps({"type": "user", "message": {"role": "user", "content": "bench"}}) + "\n"
+    for n in range(turns):
+        with open(path, "a") as f:
+            f.write(prompt)
+        wait_for("working", lambda: "working" in bar_segment(z, title), timeout=10, interval=0.005)
+        answer = json.dumps({"type": "assistant", "message": {"id": f"m{n}", "role": "assistant", "content": [
+            {"type": "text", "text": f"answer {n}"}], "stop_reason": "end_turn"}}) + "\n"
+        time.sleep(0.3)
+        with open(path, "a") as f:
+            f.write(answer)
+        t0 = time.time()
+        wait_for("done", lambda: "done" in bar_segment(z, title), timeout=10, interval=0.005)
+        lat.append((time.time() - t0) * 1000)
     return lat
 
 

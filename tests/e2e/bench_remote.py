@@ -11,10 +11,10 @@
 2. the relay's CPU and memory with N remote agents running turns
    (`turnstile demo-agent`, random outcomes), and those of the local link.
 """
-import argparse, glob, json, os, shlex, subprocess, sys, time
+import argparse, glob, os, shlex, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import bar_segment, fmt
+from bench import fmt, time_appended_turns
 from harness import Zellij, wait_for
 from sshd import Sshd
 
@@ -31,26 +31,13 @@ def sandbox(panes):
 
 
 def transcript_latency(turns):
-    lat = []
     z, sshd = sandbox([("dst", ["sleep", "100000"])])
     with z:
         z.action("new-pane", "--name", "far", "--", *remote_agent(sshd, "far", 0))
         pattern = os.path.join(sshd.remote_tmp, "turnstile-demo", ".claude", "projects", "*", "*.jsonl")
         path = max(wait_for("the remote transcript", lambda: glob.glob(pattern), timeout=30), key=os.path.getmtime)
         wait_for("far in the bar", lambda: "far" in z.bar(), timeout=30)
-        prompt = json.dumps({"type": "user", "message": {"role": "user", "content": "bench"}}) + "\n"
-        for n in range(turns):
-            with open(path, "a") as f:
-                f.write(prompt)
-            wait_for("working", lambda: "working" in bar_segment(z, "far"), timeout=10, interval=0.005)
-            answer = json.dumps({"type": "assistant", "message": {"id": f"m{n}", "role": "assistant", "content": [
-                {"type": "text", "text": f"answer {n}"}], "stop_reason": "end_turn"}}) + "\n"
-            time.sleep(0.3)
-            with open(path, "a") as f:
-                f.write(answer)
-            t0 = time.time()
-            wait_for("done", lambda: "done" in bar_segment(z, "far"), timeout=10, interval=0.005)
-            lat.append((time.time() - t0) * 1000)
+        lat = time_appended_turns(z, "far", path, turns)
         sshd.close()
     return lat
 

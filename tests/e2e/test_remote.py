@@ -32,31 +32,11 @@ class Remote(unittest.TestCase):
 
     def remote_prompts(self):
         """The user prompts the remote agents' transcripts hold."""
-        out = []
-        for path in glob.glob(os.path.join(self.sshd.remote_tmp, "turnstile-demo", ".claude", "projects", "*",
-                                           "*.jsonl")):
-            with open(path, errors="replace") as f:
-                for line in f:
-                    try:
-                        prompt = prompt_of(json.loads(line))
-                    except (ValueError, AttributeError):
-                        continue
-                    if prompt is not None:
-                        out.append(prompt)
-        return out
+        return prompts_under(self.sshd.remote_tmp)
 
     def local_prompts(self, z):
-        out = []
-        for path in glob.glob(os.path.join(z.dir, "tmp", "turnstile-demo", ".claude", "projects", "*", "*.jsonl")):
-            with open(path, errors="replace") as f:
-                for line in f:
-                    try:
-                        prompt = prompt_of(json.loads(line))
-                    except (ValueError, AttributeError):
-                        continue
-                    if prompt is not None:
-                        out.append(prompt)
-        return out
+        """The user prompts this machine's simulated agents' transcripts hold."""
+        return prompts_under(os.path.join(z.dir, "tmp"))
 
     def host_report(self, z):
         """What `turnstile status` finds on this machine."""
@@ -150,6 +130,21 @@ class Remote(unittest.TestCase):
                      timeout=60)
             self.assertNotIn("link lost", samples[-1])
             print(f"\nlink loss seen in the bar after {lost_after:.1f}s", file=sys.stderr)
+
+
+def prompts_under(tmp):
+    """The user prompts of the simulated Claude Codes' transcripts under `tmp`."""
+    out = []
+    for path in glob.glob(os.path.join(tmp, "turnstile-demo", ".claude", "projects", "*", "*.jsonl")):
+        with open(path, errors="replace") as f:
+            for line in f:
+                try:
+                    prompt = prompt_of(json.loads(line))
+                except (ValueError, AttributeError):
+                    continue
+                if prompt is not None:
+                    out.append(prompt)
+    return out
 
 
 def read(path):
