@@ -4,7 +4,7 @@ opens one `ssh … turnstile relay` link per machine and posts what the
 remote relay reports, for that pane only. Simulated agents (`turnstile
 demo-agent`) write real transcripts under the remote HOME, which the local
 side never reads: everything it knows came over the link."""
-import glob, json, os, shlex, shutil, subprocess, sys, tempfile, time, unittest
+import glob, json, os, shlex, shutil, signal, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agent_case import segment
@@ -130,6 +130,32 @@ class Remote(unittest.TestCase):
                      timeout=60)
             self.assertNotIn("link lost", samples[-1])
             print(f"\nlink loss seen in the bar after {lost_after:.1f}s", file=sys.stderr)
+
+    def test_a_hung_relay_is_a_lost_link_and_the_bar_goes_on(self):
+        """A relay that stops speaking (SIGSTOP: a hung machine) is lost
+        after its silence; the bar and the local panes go on; once it runs
+        again it finds its reader gone and exits, and the next link restores
+        the truth."""
+        with self.zellij([("dst", demo("dst", "", turns=0, listen=True))]) as z:
+            z.action("new-pane", "--name", "far", "--", *self.remote("far", "done", 1))
+            wait_for("a confirmed done", lambda: is_confirmed_done(segment(z, "far")), timeout=60)
+            relays = self.sshd.relays()
+            self.assertTrue(relays)
+            for pid in relays:
+                os.kill(int(pid), signal.SIGSTOP)
+            stopped = time.time()
+            try:
+                wait_for("link lost in the bar", lambda: "link lost" in segment(z, "far"), timeout=20)
+                lost_after = time.time() - stopped
+                self.assertIn("dst", z.bar(), "the bar goes on")
+            finally:
+                for pid in relays:
+                    try:
+                        os.kill(int(pid), signal.SIGCONT)
+                    except ProcessLookupError:
+                        pass  # its session ended: an orphaned stopped group gets SIGHUP
+            wait_for("the truth back", lambda: is_confirmed_done(segment(z, "far")), timeout=60)
+            print(f"\na hung relay seen as a lost link after {lost_after:.1f}s", file=sys.stderr)
 
 
 def prompts_under(tmp):
