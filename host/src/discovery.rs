@@ -194,7 +194,9 @@ pub struct SshSessions {
     /// The panes that run it.
     pub panes: BTreeSet<u32>,
     /// The made-up pane id of each of their own TCP connections' source
-    /// ([`turnstile_core::relay::client_pane`]), to the pane.
+    /// ([`turnstile_core::relay::client_pane`]), to the pane; none when a
+    /// pane of the link holds no connection (a ControlMaster's client: the
+    /// connection its agents name is shared, so it names no pane).
     pub clients: BTreeMap<u32, u32>,
 }
 
@@ -203,6 +205,8 @@ pub struct SshSessions {
 /// `ssh` ones a scan found).
 pub fn find_ssh_sessions(session: &str, pids: &BTreeSet<u32>) -> BTreeMap<String, SshSessions> {
     let mut found: BTreeMap<String, SshSessions> = BTreeMap::new();
+    // Links some of whose panes hold no connection of their own.
+    let mut shared: BTreeMap<String, bool> = BTreeMap::new();
     for &pid in pids {
         let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else {
             continue;
@@ -216,16 +220,27 @@ pub fn find_ssh_sessions(session: &str, pids: &BTreeSet<u32>) -> BTreeMap<String
         let Some(pane) = pane_of(&env, session) else {
             continue;
         };
-        let entry = found.entry(ssh.link_key()).or_insert_with(|| SshSessions {
+        let key = ssh.link_key();
+        let entry = found.entry(key.clone()).or_insert_with(|| SshSessions {
             command: ssh,
             panes: BTreeSet::new(),
             clients: BTreeMap::new(),
         });
         entry.panes.insert(pane);
-        for (address, port) in tcp_sources(pid) {
+        let sources = tcp_sources(pid);
+        // A pane's ssh with no connection of its own is a ControlMaster's
+        // client (or still connecting): the connection its agents name may
+        // be another pane's.
+        *shared.entry(key).or_insert(false) |= sources.is_empty();
+        for (address, port) in sources {
             if let Some(client) = turnstile_core::relay::client_pane(&address.to_string(), &port.to_string()) {
                 entry.clients.insert(client, pane);
             }
+        }
+    }
+    for (key, _) in shared.into_iter().filter(|(_, shared)| *shared) {
+        if let Some(entry) = found.get_mut(&key) {
+            entry.clients.clear();
         }
     }
     found

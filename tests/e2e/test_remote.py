@@ -95,6 +95,25 @@ class Remote(unittest.TestCase):
                                      text=True).stdout.split()
             self.assertEqual(len(masters), 1, "one ControlMaster carries both panes (and the link)")
 
+    def test_agents_sharing_a_control_master_behind_an_sshd_that_drops_the_ids_show_their_screens_only(self):
+        """No pane's process tells whose agent names the shared connection:
+        neither pane gets a relay's report, so neither shows the other's
+        state (a screen's done is `✓?`, never confirmed, never routed)."""
+        with self.zellij([("dst", demo("dst", "", turns=0, listen=True))], control_master=True, accept_env=False,
+                         plugin_config={"flows": "r1 -> dst"}) as z:
+            z.action("new-pane", "--name", "r1", "--", *self.remote("r1", "done", 1))
+            # r2 must go through r1's master (started together, each makes its own connection).
+            wait_for("the master's socket", lambda: glob.glob(os.path.join(self.sshd.dir, "cm-*")), timeout=30)
+            z.action("new-pane", "--name", "r2", "--", *self.remote("r2", "wait", 1))
+            wait_for("both drawn their turns", lambda: "r1" in z.bar() and "r2" in z.bar(), timeout=60)
+            deadline, samples = time.time() + 12, []
+            while time.time() < deadline:
+                samples.append((segment(z, "r1"), segment(z, "r2")))
+                time.sleep(0.3)
+            self.assertFalse([s for s in samples if is_confirmed_done(s[0]) or is_confirmed_done(s[1])],
+                             f"no relay's word for a shared connection: {sorted(set(samples))}")
+            self.assertFalse([p for p in self.local_prompts(z) if "r1" in p], "nothing routed from a screen")
+
     def test_an_agent_typed_into_a_remote_shell_after_the_bar_is_up_is_found(self):
         with self.zellij([("dst", demo("dst", "", turns=0, listen=True))]) as z:
             z.action("new-pane", "--name", "box", "--", *self.sshd.ssh("-t", self.sshd.host, "bash --norc -i"))
