@@ -215,11 +215,17 @@ impl PaneArbiter {
 
     /// Forgets one source (e.g. the screen of a pane scrolled into history).
     pub fn forget(&mut self, source: Source, now: Millis) -> Option<Edge> {
+        self.drop_source(source);
+        self.refuse(now)
+    }
+
+    /// Drops what `source` said (a hook's kept turn end with it), without
+    /// re-fusing.
+    fn drop_source(&mut self, source: Source) {
         *self.slot(source) = None;
         if source == Source::Hook {
             self.turn_end_hook = None;
         }
-        self.refuse(now)
     }
 
     /// Drops what the transcript, hooks and session status said (a remote
@@ -227,9 +233,8 @@ impl PaneArbiter {
     /// screen alone.
     pub fn forget_authoritative(&mut self) {
         for source in [Source::Transcript, Source::Hook, Source::Session] {
-            *self.slot(source) = None;
+            self.drop_source(source);
         }
-        self.turn_end_hook = None;
     }
 
     /// Re-fuses at `now` (time alone can settle a pending turn end).

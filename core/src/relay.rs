@@ -234,10 +234,7 @@ impl RemotePanes {
         let mark = |(pane, agent): (&u32, &AgentBinding)| PaneReport {
             pane: *pane,
             agent: Some(AgentBinding {
-                remote: Some(Remote {
-                    host: self.host.clone(),
-                    lost: true,
-                }),
+                remote: Some(self.remote(true)),
                 ..agent.clone()
             }),
             ..PaneReport::default()
@@ -256,10 +253,7 @@ impl RemotePanes {
         report.answer = report.answer.map(capped_answer);
         match &mut report.agent {
             Some(agent) => {
-                agent.remote = Some(Remote {
-                    host: self.host.clone(),
-                    lost: false,
-                });
+                agent.remote = Some(self.remote(false));
                 self.reported.insert(report.pane, agent.clone());
             }
             None if !hook => {
@@ -268,6 +262,14 @@ impl RemotePanes {
             None => {}
         }
         Some((report, hook))
+    }
+
+    /// Where its agents run, and whether the link is lost.
+    fn remote(&self, lost: bool) -> Remote {
+        Remote {
+            host: self.host.clone(),
+            lost,
+        }
     }
 
     fn forget(&mut self, pane: u32) -> PaneReport {

@@ -201,17 +201,18 @@ pub struct SshSessions {
 }
 
 /// The `ssh` sessions session `session`'s panes run, by link
-/// ([`SshCommand::link_key`]). `pids` are the processes to look at (the
-/// `ssh` ones a scan found).
-pub fn find_ssh_sessions(session: &str, pids: &BTreeSet<u32>) -> BTreeMap<String, SshSessions> {
+/// ([`SshCommand::link_key`]). `processes` are the ones to look at, with
+/// their command lines (the `ssh` ones a scan found).
+pub fn find_ssh_sessions<'a>(
+    session: &str,
+    processes: impl IntoIterator<Item = (u32, &'a [u8])>,
+) -> BTreeMap<String, SshSessions> {
     let mut found: BTreeMap<String, SshSessions> = BTreeMap::new();
     // Links some of whose panes hold no connection of their own.
-    let mut shared: BTreeMap<String, bool> = BTreeMap::new();
-    for &pid in pids {
-        let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let Some(ssh) = SshCommand::parse(&split_nul(&cmdline)) else {
+    let mut shared: BTreeSet<String> = BTreeSet::new();
+    let mut sockets: Vec<(u32, String, BTreeSet<String>)> = Vec::new();
+    for (pid, cmdline) in processes {
+        let Some(ssh) = SshCommand::parse(&split_nul(cmdline)) else {
             continue;
         };
         let Some(env) = environment(pid).filter(|env| !env.contains_key(LINK_MARK)) else {
@@ -227,18 +228,26 @@ pub fn find_ssh_sessions(session: &str, pids: &BTreeSet<u32>) -> BTreeMap<String
             clients: BTreeMap::new(),
         });
         entry.panes.insert(pane);
-        let sources = tcp_sources(pid);
-        // A pane's ssh with no connection of its own is a ControlMaster's
-        // client (or still connecting): the connection its agents name may
-        // be another pane's.
-        *shared.entry(key).or_insert(false) |= sources.is_empty();
-        for (address, port) in sources {
+        sockets.push((pane, key, socket_inodes(pid)));
+    }
+    let sources = tcp_sources(sockets.iter().flat_map(|(_, _, inodes)| inodes));
+    for (pane, key, inodes) in sockets {
+        let mine: Vec<_> = inodes.iter().filter_map(|inode| sources.get(inode)).collect();
+        if mine.is_empty() {
+            // A pane's ssh with no connection of its own is a ControlMaster's
+            // client (or still connecting): the connection its agents name
+            // may be another pane's.
+            shared.insert(key);
+            continue;
+        }
+        let Some(entry) = found.get_mut(&key) else { continue };
+        for (address, port) in mine {
             if let Some(client) = turnstile_core::relay::client_pane(&address.to_string(), &port.to_string()) {
                 entry.clients.insert(client, pane);
             }
         }
     }
-    for (key, _) in shared.into_iter().filter(|(_, shared)| *shared) {
+    for key in shared {
         if let Some(entry) = found.get_mut(&key) {
             entry.clients.clear();
         }
@@ -246,31 +255,39 @@ pub fn find_ssh_sessions(session: &str, pids: &BTreeSet<u32>) -> BTreeMap<String
     found
 }
 
-/// The source address and port of each TCP connection process `pid` holds.
-fn tcp_sources(pid: u32) -> Vec<(std::net::IpAddr, u16)> {
+/// The inodes of the sockets process `pid` holds.
+fn socket_inodes(pid: u32) -> BTreeSet<String> {
     let Ok(fds) = fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return Vec::new();
+        return BTreeSet::new();
     };
-    let inodes: BTreeSet<String> = fds
-        .flatten()
+    fds.flatten()
         .filter_map(|fd| fs::read_link(fd.path()).ok())
         .filter_map(|link| {
             let link = link.to_str()?;
             Some(link.strip_prefix("socket:[")?.strip_suffix(']')?.to_owned())
         })
-        .collect();
-    if inodes.is_empty() {
-        return Vec::new();
+        .collect()
+}
+
+/// The source address and port of the TCP sockets among `inodes`, by
+/// inode: this network namespace's tables read once, whatever the count.
+fn tcp_sources<'a>(inodes: impl IntoIterator<Item = &'a String>) -> BTreeMap<String, (std::net::IpAddr, u16)> {
+    let wanted: BTreeSet<&str> = inodes.into_iter().map(String::as_str).collect();
+    let mut sources = BTreeMap::new();
+    if wanted.is_empty() {
+        return sources;
     }
-    let mut sources = Vec::new();
-    for table in ["tcp", "tcp6"] {
-        let Ok(text) = fs::read_to_string(format!("/proc/{pid}/net/{table}")) else {
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = fs::read_to_string(table) else {
             continue;
         };
         for line in text.lines().skip(1) {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            if fields.len() > 9 && inodes.contains(fields[9]) {
-                sources.extend(parse_socket_address(fields[1]));
+            let Some(inode) = fields.get(9).filter(|inode| wanted.contains(**inode)) else {
+                continue;
+            };
+            if let Some(source) = parse_socket_address(fields[1]) {
+                sources.insert((*inode).to_owned(), source);
             }
         }
     }
@@ -332,7 +349,8 @@ mod tests {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let stream = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let source = stream.local_addr().unwrap();
-        let found = tcp_sources(std::process::id());
+        let inodes = socket_inodes(std::process::id());
+        let found: Vec<_> = tcp_sources(&inodes).into_values().collect();
         assert!(
             found.contains(&(source.ip(), source.port())),
             "{found:?} lacks {source}"

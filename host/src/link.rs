@@ -111,10 +111,10 @@ impl Links {
         }
     }
 
-    /// Follows the `ssh` sessions the panes run now: a link opens for a new
-    /// machine and closes when no pane reaches it any more (each second
-    /// while there are links: a pane's connection is made after its `ssh`
-    /// starts).
+    /// Follows the `ssh` sessions the panes run now: a link for a new
+    /// machine opens at the next [`Links::tick`], one no pane reaches any
+    /// more closes (each second while there are links: a pane's connection
+    /// is made after its `ssh` starts).
     pub fn follow(&mut self, sessions: BTreeMap<String, SshSessions>) -> Posts {
         let mut posts = Posts::new();
         let gone: Vec<String> = self
@@ -134,8 +134,6 @@ impl Links {
             let gone = link.panes.trust_clients(found.panes, found.clients);
             posts.extend(gone.into_iter().map(|r| (r, false)));
         }
-        self.open_due();
-        self.write_record();
         posts
     }
 
@@ -155,21 +153,18 @@ impl Links {
         posts
     }
 
-    /// Once a second: silent links are lost, lost ones opened again when due.
+    /// Once a second: silent links are lost, new and lost ones opened when
+    /// due, and `links.json` says what changed.
     pub fn tick(&mut self) -> Posts {
         let mut posts = Posts::new();
-        let mut changed = false;
         for link in self.links.values_mut() {
             if link.child.is_some() && link.heard_at.elapsed() >= SILENT_FOR {
                 let why = format!("its relay was silent for {} s", SILENT_FOR.as_secs());
                 posts.extend(link.lose(why));
-                changed = true;
             }
         }
-        changed |= self.open_due();
-        if changed {
-            self.write_record();
-        }
+        self.open_due();
+        self.write_record();
         posts
     }
 
@@ -178,16 +173,13 @@ impl Links {
         !self.links.is_empty()
     }
 
-    fn open_due(&mut self) -> bool {
-        let mut opened = false;
+    fn open_due(&mut self) {
         for link in self.links.values_mut() {
             if link.child.is_none() && Instant::now() >= link.retry_at {
                 self.opened += 1;
                 link.open(self.opened, &self.session, &self.news);
-                opened = true;
             }
         }
-        opened
     }
 
     /// Writes `links.json` when what it says changed.

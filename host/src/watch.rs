@@ -320,7 +320,7 @@ impl Session {
             return;
         };
         let mut posts = match changed {
-            true => links.follow(find_ssh_sessions(&self.name, &self.processes.ssh)),
+            true => links.follow(find_ssh_sessions(&self.name, self.processes.ssh_cmdlines())),
             false => Vec::new(),
         };
         posts.extend(links.tick());
@@ -634,6 +634,12 @@ struct ProcessScan {
 }
 
 impl ProcessScan {
+    /// The `ssh` sessions' processes with their command lines.
+    fn ssh_cmdlines(&self) -> impl Iterator<Item = (u32, &[u8])> {
+        let cmdline = |pid: &u32| Some((*pid, self.cmdlines.get(pid)?.as_slice()));
+        self.ssh.iter().filter_map(cmdline)
+    }
+
     /// Looks at /proc; true when an agent process appeared or exited.
     fn changed(&mut self) -> bool {
         let Ok(entries) = fs::read_dir("/proc") else {

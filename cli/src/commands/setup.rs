@@ -35,11 +35,10 @@ pub fn run(options: &SetupOptions) -> Result<i32> {
     if options.undo {
         return undo(options);
     }
-    let (plan, apply): (fn(setup::Env) -> turnstile_host::error::Result<Plan>, _) = match options.hooks_only {
-        true => (setup::plan_hooks, setup::apply_hooks as fn(setup::Env) -> _),
-        false => (setup::plan, setup::apply as fn(setup::Env) -> _),
+    let plan = match options.hooks_only {
+        true => setup::plan_hooks(&env)?,
+        false => setup::plan(&env)?,
     };
-    let plan = plan(&env)?;
     if options.dry_run || plan.is_empty() {
         print_plan(
             &plan,
@@ -56,10 +55,9 @@ pub fn run(options: &SetupOptions) -> Result<i32> {
         print_plan(&plan, false, "to be written");
         confirm("Write these files?")?;
     }
-    let done = apply(&env)?;
-    let verdict = match options.hooks_only {
-        true => "done: the hooks are in",
-        false => "done: start `zellij` and the bar is in every tab",
+    let (done, verdict) = match options.hooks_only {
+        true => (setup::apply_hooks(&env)?, "done: the hooks are in"),
+        false => (setup::apply(&env)?, "done: start `zellij` and the bar is in every tab"),
     };
     print_plan(&done, options.json, verdict);
     Ok(0)
